@@ -1,0 +1,26 @@
+"""One error type for bad input, so the CLI can print `file:line: what is wrong` instead of a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class DataError(ValueError):
+    """Raised for input that cannot be read; always names the file and, where known, line and field."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None, field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        where = self.path if line is None else f"{self.path}:{line}"
+        what = message if field is None else f"field {field!r}: {message}"
+        super().__init__(f"{where}: {what}")
+
+
+def require(record: dict, field: str, path: str | Path, line: int | None) -> object:
+    """Return `record[field]`, or raise a DataError naming file, line and the missing field."""
+    if not isinstance(record, dict):
+        raise DataError(path, f"expected a JSON object, got {type(record).__name__}", line)
+    if field not in record or record[field] in (None, ""):
+        raise DataError(path, "missing or empty", line, field)
+    return record[field]

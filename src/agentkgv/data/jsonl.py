@@ -1,0 +1,48 @@
+"""Line-numbered JSON Lines reading and append-only writing, shared by every loader and run log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from agentkgv.data.errors import DataError
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line; a broken line raises DataError naming it."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, "file not found")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DataError(path, f"not valid JSON ({error.msg} at column {error.colno})", number) from None
+
+
+def read_json(path: str | Path) -> object:
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, "file not found")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise DataError(path, f"not valid JSON ({error.msg} at column {error.colno})", error.lineno) from None
+
+
+def write_jsonl(path: str | Path, records: Iterable[dict]) -> int:
+    """Write records atomically (temp file + rename) so a crash never leaves a half-written split."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    count = 0
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    tmp.replace(path)
+    return count
