@@ -22,11 +22,18 @@ def resolve_model_path(name: str) -> str:
     return name
 
 
+# MiniLM was trained on 128 word pieces; its 256 default doubles the cost of long passages on a CPU
+# for text past what it learned to use. Corpus passages are chunked to ~100 words to fit.
+MAX_SEQ_LENGTH = 128
+
+
 @lru_cache(maxsize=2)
 def load_encoder(name: str = DEFAULT_EMBEDDING_MODEL):
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(resolve_model_path(name), device="cpu")
+    encoder = SentenceTransformer(resolve_model_path(name), device="cpu")
+    encoder.max_seq_length = min(encoder.max_seq_length or MAX_SEQ_LENGTH, MAX_SEQ_LENGTH)
+    return encoder
 
 
 def embed(texts: list[str], model: str = DEFAULT_EMBEDDING_MODEL, batch_size: int = 128,

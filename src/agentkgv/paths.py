@@ -23,3 +23,28 @@ def cache_dir() -> Path:
     path = Path(os.environ.get("AGENTKGV_CACHE", DEFAULT_CACHE_DIR))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class Workspace:
+    """The cache layout every command shares, rooted at the cache folder."""
+
+    def __init__(self, data: Path | None = None, cache: Path | None = None):
+        self.data = Path(data) if data else data_dir()
+        self.cache = Path(cache) if cache else cache_dir()
+        self.cache.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def benchmark(self) -> Path:
+        return self.cache / "benchmark"
+
+    @property
+    def corpus(self) -> Path:
+        return self.cache / "corpus" / "passages.jsonl"
+
+    @property
+    def indexes(self) -> Path:
+        return self.cache / "index"
+
+    @property
+    def runs(self) -> Path:
+        return self.cache / "runs"

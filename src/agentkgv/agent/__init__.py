@@ -1,0 +1,1 @@
+"""Verifiers: the AgentKGV agent and the baselines, all behind one `Verifier` interface."""

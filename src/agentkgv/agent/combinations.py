@@ -1,0 +1,23 @@
+"""The component combinations a query is written from (paper appendix A, Table 3).
+
+s: subject; p: predicate label; p': a paraphrase of the predicate; o: object. The agent picks one per
+query; the retrieval benchmark measures recall of each.
+"""
+
+from __future__ import annotations
+
+from agentkgv.data.records import Triple
+
+COMBINATIONS: dict[str, tuple[str, ...]] = {
+    "s": ("s",),
+    "s,p": ("s", "p"),
+    "s,p,o": ("s", "p", "o"),
+    "s,p'": ("s", "p'"),
+    "s,p',o": ("s", "p'", "o"),
+}
+
+
+def compose_query(triple: Triple, combination: str, paraphrase: str | None = None) -> str:
+    """The plain query of a combination: its parts joined by spaces (`Hamlet author Shakespeare`)."""
+    parts = {"s": triple.subject, "p": triple.predicate, "p'": paraphrase or triple.predicate, "o": triple.object}
+    return " ".join(parts[name] for name in COMBINATIONS[combination])

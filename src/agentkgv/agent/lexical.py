@@ -1,0 +1,52 @@
+"""The non-LLM lexical check that keeps the LLM methods honest.
+
+A triple is judged true when one of the top-k passages retrieved for its subject mentions both the
+subject and the object (or one of the object's aliases), after case, accent and punctuation folding.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+
+from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.data.records import LabeledTriple
+from agentkgv.retrieval.base import Retriever
+
+
+def fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return " " + " ".join(re.findall(r"\w+", text)) + " "
+
+
+def mentions(passage: str, name: str) -> bool:
+    """Whole-word containment, so `Ira` does not match inside `Iran`."""
+    needle = fold(name)
+    return needle.strip() != "" and needle in fold(passage)
+
+
+class LexicalVerifier:
+    name = "lexical"
+
+    def __init__(self, retriever: Retriever, top_k: int = 5, aliases: dict[str, list[str]] | None = None):
+        self.retriever = retriever
+        self.top_k = top_k
+        self.aliases = aliases or {}
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        start = time.perf_counter()
+        results = self.retriever.search([item.triple.subject for item in items], self.top_k)
+        per_item = (time.perf_counter() - start) / max(1, len(items))
+        verdicts = []
+        for item, hits in zip(items, results):
+            names = [item.triple.object, *self.aliases.get(item.triple.object, [])]
+            support = [h for h in hits if mentions(h.passage.text, item.triple.subject)
+                       and any(mentions(h.passage.text, n) for n in names)]
+            verdicts.append(Verdict(
+                id=item.id, triple=item.triple, verdict=bool(support), method=self.name, gold=item.label,
+                confidence=1.0 if support else 0.5,
+                evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in support],
+                search_calls=1, seconds=per_item))
+        return verdicts

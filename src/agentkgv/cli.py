@@ -1,0 +1,237 @@
+"""The `agentkgv` command line: build the benchmark, corpus and indexes, search, evaluate, verify."""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from agentkgv.data.benchmark import SPLITS, BenchmarkConfig, build_benchmark, load_split, load_stats
+from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
+from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import load_predicates
+from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
+from agentkgv.eval.report import HEADERS, ResultRow, per_predicate, row_cells, save_report, summarize
+from agentkgv.eval.retrieval_bench import recall_at_k
+from agentkgv.eval.runner import run_verifier
+from agentkgv.eval.subsets import balanced_subset
+from agentkgv.paths import Workspace
+from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
+
+app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+console = Console(stderr=True)
+
+DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
+                                                 help="Folder with the source data (default ../shared/data).")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE",
+                                                  help="Folder for everything derived (default .cache).")]
+RetrieverOpt = Annotated[str, typer.Option("--retriever", help="bm25, dense or hybrid.")]
+EmbeddingOpt = Annotated[str, typer.Option("--embedding-model",
+                                           help="'minilm' (offline default) or a sentence-transformers name/path.")]
+TEST_SPLITS = ("test_long_tail", "test_unseen")
+
+
+def main() -> None:
+    """Entry point: bad input ends with one readable line naming the file, not a traceback."""
+    try:
+        app()
+    except DataError as error:
+        console.print(f"[bold red]error:[/] {error}")
+        sys.exit(2)
+
+
+@contextmanager
+def progress_bar(description: str, total: int | None) -> Iterator[callable]:
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda advance: progress.advance(task, advance)
+
+
+def print_table(title: str, headers: list[str] | tuple[str, ...], rows: list[list[str]]) -> None:
+    table = Table(title=title)
+    for header in headers:
+        table.add_column(header)
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def retriever_config(ws: Workspace, kind: str, embedding_model: str) -> RetrieverConfig:
+    return RetrieverConfig(kind=kind, embedding_model=embedding_model, index_root=ws.indexes)
+
+
+def ensure_benchmark(ws: Workspace) -> None:
+    if all((ws.benchmark / f"{split}.jsonl").exists() for split in SPLITS):
+        return
+    config = BenchmarkConfig.load()
+    with console.status("building the benchmark") as status:
+        stats = build_benchmark(ws.data, ws.benchmark, config, progress=lambda m: status.update(m))
+    show_benchmark_stats(ws, stats)
+
+
+def show_benchmark_stats(ws: Workspace, stats=None) -> None:
+    stats = stats or load_stats(ws.benchmark)
+    print_table("Hard-negative statistics (paper appendix C)", ["Split", "Pos / Neg", "Thresh.", "Mean Sim."],
+                [[s.split, f"{s.positives} / {s.negatives}", f"{s.threshold:.2f}", f"{s.mean_similarity:.3f}"]
+                 for s in stats])
+
+
+def ensure_corpus(ws: Workspace) -> None:
+    if ws.corpus.exists():
+        return
+    with progress_bar("building the corpus", None) as advance:
+        last = [0]
+
+        def on_progress(count: int) -> None:
+            advance(count - last[0])
+            last[0] = count
+
+        counts = build_corpus(ws.data, ws.corpus, CorpusConfig(), progress=on_progress)
+    print_table("Corpus", ["Source", "Passages"], [[k, str(v)] for k, v in counts.most_common()]
+                + [["total", str(sum(counts.values()))]])
+
+
+def ensure_retriever(ws: Workspace, kind: str, embedding_model: str):
+    ensure_corpus(ws)
+    config = retriever_config(ws, kind, embedding_model)
+    try:
+        return load_retriever(config)
+    except DataError:
+        console.print(f"building the {kind} index (one time)")
+        return build_retriever(config, load_corpus(ws.corpus))
+
+
+@app.command("build-benchmark")
+def build_benchmark_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
+                            config: Annotated[Optional[Path], typer.Option(help="Regime config TOML.")] = None,
+                            embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL) -> None:
+    """Build train / test_long_tail / test_unseen with hard negatives (paper section 4.1)."""
+    ws = Workspace(data_dir, cache_dir)
+    settings = BenchmarkConfig.load(config).model_copy(update={"embedding_model": embedding_model})
+    with console.status("building the benchmark") as status:
+        stats = build_benchmark(ws.data, ws.benchmark, settings, progress=lambda m: status.update(m))
+    show_benchmark_stats(ws, stats)
+    console.print(f"written to {ws.benchmark}")
+
+
+@app.command("build-corpus")
+def build_corpus_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Collect the retrieval corpus (all evidence sentences plus distractor sources)."""
+    ws = Workspace(data_dir, cache_dir)
+    ws.corpus.unlink(missing_ok=True)
+    ensure_corpus(ws)
+
+
+@app.command("build-index")
+def build_index_command(retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
+                        data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Build (or rebuild) a retrieval index over the corpus."""
+    ws = Workspace(data_dir, cache_dir)
+    ensure_corpus(ws)
+    passages = load_corpus(ws.corpus)
+    start = time.perf_counter()
+    build_retriever(retriever_config(ws, retriever, embedding_model), passages)
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    console.print(f"{retriever} index over {len(passages)} passages: {time.perf_counter() - start:.1f} s, "
+                  f"peak memory {peak_gib:.2f} GiB")
+
+
+@app.command()
+def search(query: Annotated[list[str], typer.Argument(help="One or more queries.")], k: int = 5,
+           retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
+           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Search the corpus from the shell."""
+    ws = Workspace(data_dir, cache_dir)
+    found = ensure_retriever(ws, retriever, embedding_model).search(query, k)
+    for text, hits in zip(query, found):
+        print_table(f"{retriever}: {text}", ["#", "Score", "Id", "Source", "Passage"],
+                    [[str(h.rank), f"{h.score:.3f}", h.passage.id, h.passage.source, h.passage.text[:160]]
+                     for h in hits])
+
+
+@app.command("bench-retrieval")
+def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--retriever")] = ["bm25", "dense", "hybrid"],
+                            embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL, k: int = 5,
+                            out: Annotated[Optional[Path], typer.Option(help="Write the table as Markdown here.")] = None,
+                            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Recall@k of the gold evidence for each query form, per retriever and test split."""
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    predicates = load_predicates(ws.data)
+    paraphrases = {pid: (info.paraphrases() or [info.label])[0] for pid, info in predicates.items()}
+    rows = []
+    for kind in retrievers:
+        retriever = ensure_retriever(ws, kind, embedding_model)
+        for split in TEST_SPLITS:
+            rows += recall_at_k(retriever, kind, split, load_split(ws.benchmark, split), paraphrases, k)
+    cells = [[r.retriever, r.split, r.combination, f"{r.recall:.3f}", str(r.queries), f"{r.queries_per_second:.1f}"]
+             for r in rows]
+    headers = ["Retriever", "Split", "Query form", f"Recall@{k}", "Queries", "Queries/s"]
+    print_table("Gold-evidence recall", headers, cells)
+    if out:
+        out.write_text("| " + " | ".join(headers) + " |\n|" + "---|" * len(headers) + "\n"
+                       + "".join("| " + " | ".join(c) + " |\n" for c in cells))
+
+
+def make_verifier(method: str, ws: Workspace, retriever: str, embedding_model: str):
+    if method == "lexical":
+        from agentkgv.agent.lexical import LexicalVerifier
+
+        return LexicalVerifier(ensure_retriever(ws, retriever, embedding_model))
+    raise typer.BadParameter(f"unknown method {method!r}", param_hint="--method")
+
+
+@app.command("eval")
+def eval_command(methods: Annotated[list[str], typer.Option("--method", help="Methods to run.")] = ["lexical"],
+                 splits: Annotated[list[str], typer.Option("--split")] = list(TEST_SPLITS),
+                 limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
+                 retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
+                 batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
+                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable."""
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    out_dir = ws.runs / run_name
+    rows: list[ResultRow] = []
+    breakdown: list[ResultRow] = []
+    for method in methods:
+        verifier = make_verifier(method, ws, retriever, embedding_model)
+        for split in splits:
+            examples = load_split(ws.benchmark, split)
+            if limit:
+                examples = balanced_subset(examples, limit)
+            items = [e.as_labeled() for e in examples]
+            with progress_bar(f"{method} on {split}", len(items)) as advance:
+                verdicts = run_verifier(verifier, items, out_dir / f"{method}.{split}.jsonl", batch_size, advance)
+            rows.append(summarize(method, split, verdicts))
+            breakdown += per_predicate(method, split, verdicts)
+    print_table("Results", HEADERS, [row_cells(r) for r in rows])
+    markdown, _ = save_report(rows, out_dir)
+    save_report(breakdown, out_dir, "per_predicate")
+    console.print(f"saved {markdown} and per_predicate.md")
+
+
+@app.command()
+def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
+         limit: Annotated[int, typer.Option(help="Triples per test split.")] = 200) -> None:
+    """The main job on the embedded defaults: build what is missing, verify a sample, print the table."""
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    show_benchmark_stats(ws)
+    eval_command(methods=["lexical"], splits=list(TEST_SPLITS), limit=limit, retriever="bm25",
+                 embedding_model=DEFAULT_EMBEDDING_MODEL, batch_size=32, run_name="demo",
+                 data_dir=data_dir, cache_dir=cache_dir)

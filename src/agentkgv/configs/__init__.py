@@ -1,0 +1,1 @@
+"""Committed configuration files shipped with the package."""

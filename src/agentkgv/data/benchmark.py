@@ -1,0 +1,317 @@
+"""The paper's T-REx benchmark: predicate regimes, splits and embedding-mined hard negatives.
+
+Recipe (paper section 4.1 and appendix C): every positive (s, p, o) is paired with a negative
+(s, p, o') where o' is the object of the same predicate most similar to o under the embedding model,
+never one that makes (s, p, o') a known positive in any LAMA facts file. Each test split keeps the
+highest similarity threshold from the grid that still leaves enough pairs, so positives and negatives
+stay balanced and the negatives are as hard as the data allows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import tomllib
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, model_validator
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import read_jsonl, write_jsonl
+from agentkgv.data.lama import iter_evidence_facts, iter_known_triples, relations_with_evidence
+from agentkgv.data.predicates import load_predicates
+from agentkgv.data.records import Example, Fact, Passage, Triple
+from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL, embed
+
+SPLITS = ("train", "test_long_tail", "test_unseen")
+TEST_SPLIT_REGIME = {"test_long_tail": "long_tail", "test_unseen": "unseen"}
+
+
+class Regimes(BaseModel):
+    head: list[str]
+    long_tail: list[str]
+    unseen: list[str]
+
+    def of(self, predicate_id: str) -> str | None:
+        for name in ("head", "long_tail", "unseen"):
+            if predicate_id in getattr(self, name):
+                return name
+        return None
+
+
+class BenchmarkConfig(BaseModel):
+    seed: int = 13
+    positives_per_test_split: int = 500
+    long_tail_train_cap: int = 10
+    similarity_grid: list[float]
+    train_min_similarity: float = 0.3
+    regimes: Regimes
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+
+    @model_validator(mode="after")
+    def _regimes_disjoint(self) -> "BenchmarkConfig":
+        names = [*self.regimes.head, *self.regimes.long_tail, *self.regimes.unseen]
+        repeated = sorted({p for p in names if names.count(p) > 1})
+        if repeated:
+            raise ValueError(f"predicates in more than one regime: {repeated}")
+        return self
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "BenchmarkConfig":
+        if path is None:
+            text = resources.files("agentkgv.configs").joinpath("benchmark.toml").read_text()
+            path = Path("agentkgv/configs/benchmark.toml")
+        else:
+            text = Path(path).read_text()
+        try:
+            return cls.model_validate(tomllib.loads(text))
+        except (tomllib.TOMLDecodeError, ValueError) as error:
+            raise DataError(path, str(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A positive fact and its hard negative (None when no eligible object exists)."""
+
+    positive: Fact
+    negative_object: tuple[str, str] | None  # (object id, object label)
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class SplitStats:
+    split: str
+    positives: int
+    negatives: int
+    threshold: float
+    mean_similarity: float
+
+
+class KnownPositives:
+    """Every (predicate, subject) -> objects pair asserted by any facts file, by id and by label."""
+
+    def __init__(self, rows: Iterable[tuple[str, str, str, str, str]]):
+        self.objects: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.pools: dict[str, dict[str, str]] = defaultdict(dict)  # predicate -> label key -> object id
+        self.labels: dict[str, dict[str, str]] = defaultdict(dict)  # predicate -> label key -> label
+        for predicate, sub_id, sub_label, obj_id, obj_label in rows:
+            for subject in (sub_id, _key(sub_label)):
+                if subject:
+                    self.objects[(predicate, subject)].update(k for k in (obj_id, _key(obj_label)) if k)
+            if obj_label.strip():
+                self.pools[predicate].setdefault(_key(obj_label), obj_id)
+                self.labels[predicate].setdefault(_key(obj_label), obj_label)
+
+    def objects_of(self, predicate: str, triple: Triple) -> set[str]:
+        """Ids and label keys of every object known for this subject and predicate."""
+        return self.objects.get((predicate, triple.subject_id or ""), set()) | self.objects.get(
+            (predicate, _key(triple.subject)), set())
+
+    def pool(self, predicate: str) -> list[tuple[str, str]]:
+        """Distinct objects of a predicate as (id, label), sorted so the build is deterministic."""
+        return sorted((self.pools[predicate][k], self.labels[predicate][k]) for k in self.pools[predicate])
+
+
+def _key(label: str) -> str:
+    return " ".join(label.lower().split())
+
+
+def mine_hard_negatives(facts: list[Fact], pool: list[tuple[str, str]], pool_vectors: np.ndarray,
+                        object_vectors: np.ndarray, known: KnownPositives) -> list[Pair]:
+    """For each fact, the pool object most similar to its object that is neither it nor a known positive."""
+    similarities = object_vectors @ pool_vectors.T
+    columns: dict[str, list[int]] = defaultdict(list)  # object id or label key -> pool columns
+    for column, (obj_id, obj_label) in enumerate(pool):
+        columns[_key(obj_label)].append(column)
+        if obj_id:
+            columns[obj_id].append(column)
+    pairs = []
+    for row, fact in enumerate(facts):
+        predicate = fact.triple.predicate_id or fact.triple.predicate
+        excluded = known.objects_of(predicate, fact.triple) | {_key(fact.triple.object)}
+        if fact.triple.object_id:
+            excluded.add(fact.triple.object_id)
+        scores = similarities[row].copy()
+        for key in excluded:
+            scores[columns.get(key, [])] = -np.inf
+        for column, (_, obj_label) in enumerate(pool):
+            if is_surface_variant(obj_label, fact.triple.object):
+                scores[column] = -np.inf
+        best = int(np.argmax(scores)) if len(scores) else -1
+        if best < 0 or not np.isfinite(scores[best]):
+            pairs.append(Pair(fact, None, float("nan")))
+        else:
+            pairs.append(Pair(fact, pool[best], float(scores[best])))
+    return pairs
+
+
+def choose_threshold(pairs: list[Pair], grid: list[float], needed: int) -> float:
+    """The highest grid value at which a stratified draw can still fill the split.
+
+    Each predicate may supply at most an equal share (`needed / predicates`, rounded up), so a threshold
+    only counts as feasible when the relations with many near-duplicate objects cannot fill the split on
+    their own; otherwise the hardest split would be mostly one relation.
+    """
+    by_predicate: dict[str, list[float]] = defaultdict(list)
+    for pair in pairs:
+        by_predicate[pair.positive.triple.predicate_id or ""].append(pair.similarity)
+    quota = -(-needed // max(1, len(by_predicate)))
+    for threshold in sorted(grid, reverse=True):
+        available = sum(min(quota, sum(s >= threshold for s in sims)) for sims in by_predicate.values())
+        if available >= needed:
+            return threshold
+    return min(grid)
+
+
+def is_surface_variant(a: str, b: str) -> bool:
+    """`reggae`/`reggaeton`, `astronomy`/`astronomer`: one label inside the other or a long shared stem.
+
+    Such objects are usually the same fact written differently, so using one as the negative of the
+    other would make a true triple a "false" label.
+    """
+    a, b = _key(a), _key(b)
+    if a in b or b in a:
+        return True
+    stem = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        stem += 1
+    return stem >= 5 and stem >= 0.8 * min(len(a), len(b))
+
+
+def take_stratified(pairs: list[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """Round-robin over predicates so no single relation dominates a split (the quota of choose_threshold)."""
+    by_predicate: dict[str, list[Pair]] = defaultdict(list)
+    for pair in pairs:
+        by_predicate[pair.positive.triple.predicate_id or ""].append(pair)
+    queues = [rng.sample(items, len(items)) for _, items in sorted(by_predicate.items())]
+    taken: list[Pair] = []
+    while len(taken) < count and any(queues):
+        for queue in queues:
+            if queue and len(taken) < count:
+                taken.append(queue.pop())
+    return taken
+
+
+def triple_key(triple: Triple) -> tuple[str, str, str]:
+    return (_key(triple.subject), triple.predicate_id or _key(triple.predicate), _key(triple.object))
+
+
+def _example_id(split: str, triple: Triple) -> str:
+    digest = hashlib.sha1("\t".join(triple_key(triple)).encode()).hexdigest()[:10]
+    return f"{split}:{triple.predicate_id}:{digest}"
+
+
+def pairs_to_examples(pairs: list[Pair], split: str, regime_of: Callable[[str], str | None],
+                      seen: set[tuple[str, str, str]]) -> list[Example]:
+    """Both triples of every pair whose triples are new to the benchmark; `seen` is updated in place."""
+    examples = []
+    for pair in pairs:
+        positive = pair.positive.triple
+        if pair.negative_object is None:
+            continue
+        obj_id, obj_label = pair.negative_object
+        negative = Triple(positive.subject, positive.predicate, obj_label, positive.predicate_id,
+                          positive.subject_id, obj_id)
+        if triple_key(positive) in seen or triple_key(negative) in seen:
+            continue
+        seen.update((triple_key(positive), triple_key(negative)))
+        gold = tuple(Passage.make_id(pair.positive.source, s) for s in pair.positive.evidences)
+        regime = regime_of(positive.predicate_id or "") or "other"
+        pos_id = _example_id(split, positive)
+        examples.append(Example(pos_id, positive, True, split, regime, gold))
+        examples.append(Example(_example_id(split, negative), negative, False, split, regime, gold,
+                                negative_of=pos_id, similarity=round(pair.similarity, 4)))
+    return examples
+
+
+def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
+                    progress: Callable[[str], None] = lambda message: None) -> list[SplitStats]:
+    """Write train/test_long_tail/test_unseen JSONL and the statistics table into `out_dir`."""
+    available = set(relations_with_evidence(data_dir))
+    configured = [*config.regimes.head, *config.regimes.long_tail, *config.regimes.unseen]
+    missing = sorted(set(configured) - available)
+    if missing:
+        raise DataError(data_dir, f"regime predicates without an evidence file: {missing}")
+    labels = {pid: info.label for pid, info in load_predicates(data_dir).items()}
+
+    progress("reading known positives from every LAMA facts file")
+    known = KnownPositives(iter_known_triples(data_dir))
+
+    progress("reading evidence facts")
+    facts: dict[str, list[Fact]] = {}
+    for pid in configured:
+        unique: dict[tuple[str, str, str], Fact] = {}
+        for fact in iter_evidence_facts(data_dir, pid, labels.get(pid, pid)):
+            if fact.evidences:
+                unique.setdefault(triple_key(fact.triple), fact)
+        facts[pid] = list(unique.values())
+
+    progress(f"embedding objects with {config.embedding_model}")
+    pools = {pid: known.pool(pid) for pid in configured}
+    all_labels = sorted({label for pool in pools.values() for _, label in pool}
+                        | {f.triple.object for fs in facts.values() for f in fs})
+    vectors = dict(zip(all_labels, embed(all_labels, config.embedding_model, show_progress=False)))
+
+    progress("mining hard negatives")
+    pairs: dict[str, list[Pair]] = {}
+    for pid in configured:
+        pool_vectors = np.stack([vectors[label] for _, label in pools[pid]])
+        object_vectors = np.stack([vectors[f.triple.object] for f in facts[pid]])
+        pairs[pid] = mine_hard_negatives(facts[pid], pools[pid], pool_vectors, object_vectors, known)
+
+    rng = random.Random(config.seed)
+    seen: set[tuple[str, str, str]] = set()
+    regime_of = config.regimes.of
+    splits: dict[str, list[Example]] = {}
+    stats: list[SplitStats] = []
+
+    train_pairs: list[Pair] = []
+    for pid in config.regimes.head:
+        train_pairs += [p for p in pairs[pid] if p.similarity >= config.train_min_similarity]
+    held_for_train: set[int] = set()
+    for pid in config.regimes.long_tail:
+        eligible = [p for p in pairs[pid] if p.similarity >= config.train_min_similarity]
+        chosen = rng.sample(eligible, min(len(eligible), config.long_tail_train_cap // 2))
+        train_pairs += chosen
+        held_for_train.update(id(p) for p in chosen)
+    splits["train"] = pairs_to_examples(train_pairs, "train", regime_of, seen)
+    stats.append(_stats("train", splits["train"], config.train_min_similarity))
+
+    for split, regime in TEST_SPLIT_REGIME.items():
+        candidates = [p for pid in getattr(config.regimes, regime) for p in pairs[pid]
+                      if id(p) not in held_for_train and p.negative_object is not None]
+        threshold = choose_threshold(candidates, config.similarity_grid, config.positives_per_test_split)
+        passing = [p for p in candidates if p.similarity >= threshold]
+        chosen = take_stratified(passing, config.positives_per_test_split, rng)
+        splits[split] = pairs_to_examples(chosen, split, regime_of, seen)
+        stats.append(_stats(split, splits[split], threshold))
+
+    for split, examples in splits.items():
+        random.Random(f"{config.seed}:{split}").shuffle(examples)
+        write_jsonl(out_dir / f"{split}.jsonl", (e.to_json() for e in examples))
+    write_jsonl(out_dir / "stats.jsonl", (asdict(s) for s in stats))
+    return stats
+
+
+def _stats(split: str, examples: list[Example], threshold: float) -> SplitStats:
+    negatives = [e.similarity for e in examples if not e.label and e.similarity is not None]
+    return SplitStats(split, sum(e.label for e in examples), len(negatives), threshold,
+                      round(float(np.mean(negatives)), 3) if negatives else float("nan"))
+
+
+def load_split(benchmark_dir: Path, split: str) -> list[Example]:
+    path = benchmark_dir / f"{split}.jsonl"
+    if not path.exists():
+        raise DataError(path, "benchmark split not built yet: run `agentkgv build-benchmark`")
+    return [Example.from_json(record) for _, record in read_jsonl(path)]
+
+
+def load_stats(benchmark_dir: Path) -> list[SplitStats]:
+    return [SplitStats(**record) for _, record in read_jsonl(benchmark_dir / "stats.jsonl")]

@@ -1,0 +1,184 @@
+"""The formats users keep their own graphs in: JSON Lines, CSV/TSV with a header, N-Triples and Turtle.
+
+Tabular rows name their columns `subject`/`predicate`/`object` (or `s`/`p`/`o`), with optional `id`,
+`label` (true/false/1/0), `predicate_id`, `subject_id` and `object_id`. RDF terms are read as the
+verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its
+`rdfs:label` if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+from rdflib import RDFS, SKOS, BNode, Graph, Literal, URIRef
+from rdflib.plugins.parsers.notation3 import BadSyntax
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import read_jsonl
+from agentkgv.data.records import LabeledTriple, Triple
+
+SUPPORTED_FORMATS = ("jsonl", "csv", "tsv", "nt", "ttl")
+_SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".nt": "nt", ".ttl": "ttl"}
+_RDFLIB_FORMATS = {"nt": "nt", "ttl": "turtle"}
+_COLUMNS = {"subject": ("subject", "s"), "predicate": ("predicate", "p"), "object": ("object", "o")}
+_OPTIONAL = ("predicate_id", "subject_id", "object_id")
+_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
+# Naming and documentation triples describe the graph's terms; they are not claims to verify.
+_ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, SKOS.prefLabel, SKOS.altLabel})
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-\s]+")
+_WIKIDATA = re.compile(r"https?://www\.wikidata\.org/(?:entity|prop/direct|prop)/([QP][0-9]+)")
+
+
+def read_triples(path: Path, fmt: str | None = None) -> Iterator[LabeledTriple]:
+    """Triples of a user's file; `fmt` (one of SUPPORTED_FORMATS) defaults to what the suffix says."""
+    path = Path(path)
+    fmt = fmt or _SUFFIXES.get(path.suffix.lower())
+    if fmt not in SUPPORTED_FORMATS:
+        supported = ", ".join(SUPPORTED_FORMATS)
+        raise DataError(path, f"unknown format {fmt or path.suffix!r}; supported: {supported}")
+    if not path.exists():
+        raise DataError(path, "file not found")
+    if fmt == "jsonl":
+        return _read_jsonl(path)
+    if fmt in ("csv", "tsv"):
+        return _read_table(path)
+    return _read_rdf(path, _RDFLIB_FORMATS[fmt])
+
+
+def predicate_words(name: str) -> str:
+    """`birthPlace` -> `birth place`, `date_of_birth` -> `date of birth`; acronyms and ids keep their case."""
+    words = [word for word in _WORD_BREAK.split(name) if word]
+    return " ".join(word if word.isupper() or not word.isalpha() else word.lower() for word in words)
+
+
+def local_name(iri: str) -> str:
+    """The last segment of an IRI, percent-decoded: `http://dbpedia.org/resource/Pel%C3%A9` -> `Pelé`."""
+    iri = iri.rstrip("/#")
+    separator = "#" if "#" in iri else "/" if "/" in iri else ":"  # DBpedia names may hold a ':'
+    return unquote(iri.rsplit(separator, 1)[-1])
+
+
+def _read_jsonl(path: Path) -> Iterator[LabeledTriple]:
+    for line, record in read_jsonl(path):
+        if not isinstance(record, dict):
+            raise DataError(path, f"expected a JSON object, got {type(record).__name__}", line)
+        yield _from_row(record, path, line)
+
+
+def _read_table(path: Path) -> Iterator[LabeledTriple]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:  # -sig: spreadsheets write a BOM
+        header = handle.readline()
+        handle.seek(0)
+        reader = csv.DictReader(handle, delimiter="\t" if "\t" in header else ",")
+        columns = {name.strip() for name in reader.fieldnames or []}
+        for field, names in _COLUMNS.items():
+            if not columns & set(names):
+                raise DataError(path, f"header has no {' or '.join(map(repr, names))} column", 1, field)
+        for row in reader:
+            if None in row:
+                raise DataError(path, "more cells than header columns", reader.line_num)
+            yield _from_row({key.strip(): value for key, value in row.items()}, path, reader.line_num)
+
+
+def _from_row(row: dict, path: Path, line: int) -> LabeledTriple:
+    values = {}
+    for field, names in _COLUMNS.items():
+        value = next((row[name] for name in names if row.get(name) not in (None, "")), None)
+        if value is None or not str(value).strip():
+            raise DataError(path, "missing or empty", line, field)
+        values[field] = str(value).strip()
+    optional = {key: str(row[key]).strip() for key in _OPTIONAL if row.get(key) not in (None, "")}
+    return LabeledTriple(
+        id=str(row.get("id") or f"{path.stem}:{line}"),
+        triple=Triple(**values, **optional),
+        label=_label(row.get("label"), path, line),
+        source=f"user:{path.name}",
+    )
+
+
+def _label(value: object, path: Path, line: int) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise DataError(path, f"expected true/false/1/0, got {json.dumps(value)}", line, "label")
+
+
+def _read_rdf(path: Path, rdflib_format: str) -> Iterator[LabeledTriple]:
+    graph = _parse(path, rdflib_format)
+    names = _names(graph)
+    claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
+    for index, (subject, predicate, obj) in enumerate(claims, start=1):
+        yield LabeledTriple(
+            id=f"{path.stem}:{index}",
+            triple=Triple(
+                subject=_term_label(subject, names),
+                predicate=predicate_words(local_name(str(predicate))),
+                object=_term_label(obj, names),
+                predicate_id=_term_id(predicate),
+                subject_id=_term_id(subject),
+                object_id=_term_id(obj),
+            ),
+            source=f"user:{path.name}",
+        )
+
+
+def _parse(path: Path, rdflib_format: str) -> Graph:
+    graph = Graph()
+    try:
+        graph.parse(path, format=rdflib_format)
+    except BadSyntax as error:
+        raise DataError(path, f"bad {rdflib_format} syntax: {error.args[-1]}", error.lines + 1) from None
+    except Exception as error:  # rdflib raises several unrelated types; all mean the file cannot be read
+        line = _first_bad_line(path, rdflib_format)
+        raise DataError(path, f"not valid {rdflib_format}: {error}", line) from None
+    return graph
+
+
+def _first_bad_line(path: Path, rdflib_format: str) -> int | None:
+    """N-Triples errors carry no line number; each line is a statement, so parse them one by one."""
+    if rdflib_format != "nt":
+        return None
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        try:
+            Graph().parse(data=line, format="nt")
+        except Exception:
+            return number
+    return None
+
+
+def _names(graph: Graph) -> dict:
+    """Term -> label, from rdfs:label (else skos:prefLabel), English or untagged labels preferred."""
+    names: dict = {}
+    for predicate in (SKOS.prefLabel, RDFS.label):  # rdfs:label last, so it wins
+        for subject, label in graph.subject_objects(predicate):
+            if isinstance(label, Literal) and (label.language in (None, "en") or subject not in names):
+                names[subject] = str(label)
+    return names
+
+
+def _term_label(term: object, names: dict) -> str:
+    if term in names:
+        return names[term]
+    if isinstance(term, Literal):
+        return str(term)
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    return local_name(str(term)).replace("_", " ")
+
+
+def _term_id(term: object) -> str | None:
+    if not isinstance(term, URIRef):
+        return None
+    match = _WIKIDATA.fullmatch(str(term))
+    return match.group(1) if match else str(term)

@@ -1,0 +1,54 @@
+"""The benchmark's metrics as pure functions (paper section 4.1).
+
+Positive F1 and negative F1 are the per-class F1 of the true and false labels, macro-F1 their mean.
+A prediction of None (the model produced no parseable verdict) is scored as negative, as in the paper.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    positive_f1: float
+    negative_f1: float
+    macro_f1: float
+    accuracy: float
+    count: int
+
+
+def _f1(gold: Sequence[bool], predicted: Sequence[bool], positive: bool) -> float:
+    tp = sum(g == positive and p == positive for g, p in zip(gold, predicted))
+    fp = sum(g != positive and p == positive for g, p in zip(gold, predicted))
+    fn = sum(g == positive and p != positive for g, p in zip(gold, predicted))
+    return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def score(gold: Sequence[bool], predicted: Sequence[bool | None]) -> Scores:
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
+    as_bool = [bool(p) for p in predicted]  # None (unparsable) counts as a negative verdict
+    positive = _f1(gold, as_bool, True)
+    negative = _f1(gold, as_bool, False)
+    accuracy = sum(g == p for g, p in zip(gold, as_bool)) / len(gold) if gold else 0.0
+    return Scores(positive, negative, (positive + negative) / 2, accuracy, len(gold))
+
+
+def bootstrap_macro_f1(gold: Sequence[bool], predicted: Sequence[bool | None], samples: int = 1000,
+                       confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of macro-F1, resampling triples with replacement."""
+    if not gold:
+        return (0.0, 0.0)
+    rng = random.Random(seed)
+    n = len(gold)
+    values = []
+    for _ in range(samples):
+        rows = [rng.randrange(n) for _ in range(n)]
+        values.append(score([gold[i] for i in rows], [predicted[i] for i in rows]).macro_f1)
+    values.sort()
+    low = values[int((1 - confidence) / 2 * samples)]
+    high = values[min(samples - 1, int((1 + confidence) / 2 * samples))]
+    return (low, high)

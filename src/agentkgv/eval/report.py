@@ -1,0 +1,77 @@
+"""Results tables: one row per (method, split) with the paper's metrics plus cost, and a per-predicate view."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agentkgv.agent.base import Verdict
+from agentkgv.eval.metrics import bootstrap_macro_f1, score
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    method: str
+    split: str
+    triples: int
+    positive_f1: float
+    negative_f1: float
+    macro_f1: float
+    macro_f1_low: float
+    macro_f1_high: float
+    search_calls: float
+    prompt_tokens: float
+    completion_tokens: float
+    seconds: float
+    unparsable: int
+
+
+def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
+    gold = [bool(v.gold) for v in verdicts]
+    predicted = [v.verdict for v in verdicts]
+    scores = score(gold, predicted)
+    low, high = bootstrap_macro_f1(gold, predicted)
+    n = max(1, len(verdicts))
+    return ResultRow(
+        method=method, split=split, triples=len(verdicts),
+        positive_f1=scores.positive_f1, negative_f1=scores.negative_f1, macro_f1=scores.macro_f1,
+        macro_f1_low=low, macro_f1_high=high,
+        search_calls=sum(v.search_calls for v in verdicts) / n,
+        prompt_tokens=sum(v.prompt_tokens for v in verdicts) / n,
+        completion_tokens=sum(v.completion_tokens for v in verdicts) / n,
+        seconds=sum(v.seconds for v in verdicts) / n,
+        unparsable=sum(v.verdict is None for v in verdicts),
+    )
+
+
+def per_predicate(method: str, split: str, verdicts: list[Verdict]) -> list[ResultRow]:
+    groups: dict[str, list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        groups[verdict.triple.predicate_id or verdict.triple.predicate].append(verdict)
+    return [summarize(method, f"{split}/{predicate}", group) for predicate, group in sorted(groups.items())]
+
+
+HEADERS = ("Method", "Split", "N", "P-F1", "N-F1", "Macro (95% CI)", "Calls", "Prompt tok", "Compl. tok",
+           "s/triple", "Unparsable")
+
+
+def row_cells(row: ResultRow) -> list[str]:
+    return [row.method, row.split, str(row.triples), f"{row.positive_f1:.3f}", f"{row.negative_f1:.3f}",
+            f"{row.macro_f1:.3f} ({row.macro_f1_low:.3f}-{row.macro_f1_high:.3f})", f"{row.search_calls:.2f}",
+            f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}", f"{row.seconds:.3f}", str(row.unparsable)]
+
+
+def to_markdown(rows: list[ResultRow]) -> str:
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines += ["| " + " | ".join(row_cells(row)) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def save_report(rows: list[ResultRow], out_dir: Path, name: str = "results") -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    markdown, js = out_dir / f"{name}.md", out_dir / f"{name}.json"
+    markdown.write_text(to_markdown(rows), encoding="utf-8")
+    js.write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")
+    return markdown, js

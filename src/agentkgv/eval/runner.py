@@ -1,0 +1,64 @@
+"""Run a verifier over triples with an append-only log, so a crashed or stopped run resumes.
+
+Each finished batch is appended and fsynced before the next starts. On restart the log is read back,
+a torn last line (the crash happened mid-write) is cut off, and only triples without a verdict run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from agentkgv.agent.base import Verdict, Verifier
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import LabeledTriple
+
+
+def load_run(path: Path, repair: bool = False) -> dict[str, Verdict]:
+    """Verdicts already in a run log, by triple id. With `repair`, a torn final line is truncated away."""
+    if not path.exists():
+        return {}
+    verdicts: dict[str, Verdict] = {}
+    good_bytes = 0
+    with path.open("rb") as handle:
+        lines = handle.readlines()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            verdict = Verdict.from_json(json.loads(raw))
+        except (json.JSONDecodeError, TypeError, KeyError) as error:
+            if number == len(lines) and repair:
+                with path.open("r+b") as handle:
+                    handle.truncate(good_bytes)
+                break
+            raise DataError(path, f"unreadable run record ({error})", number) from None
+        verdicts[verdict.id] = verdict
+        good_bytes += len(raw)
+    return verdicts
+
+
+def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[LabeledTriple]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: Path, batch_size: int = 8,
+                 on_batch: Callable[[int], None] = lambda done: None) -> list[Verdict]:
+    """Verdicts for `items` in their order, computing only those the log does not hold yet."""
+    ids = [item.id for item in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError("triple ids must be unique within a run")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    done = load_run(log_path, repair=True)
+    todo = [item for item in items if item.id not in done]
+    on_batch(len(items) - len(todo))
+    with log_path.open("a", encoding="utf-8") as handle:
+        for batch in _batches(todo, batch_size):
+            for verdict in verifier.verify(batch):
+                handle.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
+                done[verdict.id] = verdict
+            handle.flush()
+            os.fsync(handle.fileno())
+            on_batch(len(batch))
+    return [done[i] for i in ids]

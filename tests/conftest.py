@@ -1,0 +1,34 @@
+"""Shared fixtures: the real data folder and a small benchmark built from it once per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentkgv.data.benchmark import BenchmarkConfig, Regimes, build_benchmark
+from agentkgv.paths import data_dir
+
+# Relations with small object pools, so the embedding step of the build takes seconds.
+SMALL_REGIMES = Regimes(head=["P140", "P1412"], long_tail=["P364", "P413"], unseen=["P407", "P495"])
+
+
+@pytest.fixture(scope="session")
+def data() -> Path:
+    path = data_dir()
+    if not (path / "lama_trex").is_dir():
+        pytest.fail(f"real data not found at {path.resolve()}; set AGENTKGV_DATA")
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_config() -> BenchmarkConfig:
+    default = BenchmarkConfig.load()
+    return default.model_copy(update={"regimes": SMALL_REGIMES, "positives_per_test_split": 40})
+
+
+@pytest.fixture(scope="session")
+def small_benchmark(data, small_config, tmp_path_factory) -> tuple[Path, list]:
+    out = tmp_path_factory.mktemp("benchmark")
+    stats = build_benchmark(data, out, small_config)
+    return out, stats

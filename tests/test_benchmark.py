@@ -1,0 +1,124 @@
+"""The benchmark builder: regime invariants, hard-negative rules and the pure helpers behind them."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from agentkgv.data.benchmark import (KnownPositives, Pair, build_benchmark, choose_threshold, is_surface_variant,
+                                     load_split, mine_hard_negatives, take_stratified, triple_key)
+from agentkgv.data.lama import iter_known_triples
+from agentkgv.data.records import Fact, Triple
+
+
+def _splits(small_benchmark):
+    out, _ = small_benchmark
+    return {name: load_split(out, name) for name in ("train", "test_long_tail", "test_unseen")}
+
+
+def test_unseen_predicates_never_in_train(small_benchmark, small_config):
+    train = _splits(small_benchmark)["train"]
+    assert train, "train split is empty"
+    assert not {e.triple.predicate_id for e in train} & set(small_config.regimes.unseen)
+
+
+def test_long_tail_capped_in_train(small_benchmark, small_config):
+    train = _splits(small_benchmark)["train"]
+    for predicate in small_config.regimes.long_tail:
+        count = sum(e.triple.predicate_id == predicate for e in train)
+        assert 0 < count <= small_config.long_tail_train_cap, (predicate, count)
+
+
+def test_test_splits_hold_only_their_regime(small_benchmark, small_config):
+    splits = _splits(small_benchmark)
+    assert {e.triple.predicate_id for e in splits["test_long_tail"]} <= set(small_config.regimes.long_tail)
+    assert {e.triple.predicate_id for e in splits["test_unseen"]} <= set(small_config.regimes.unseen)
+
+
+def test_no_triple_in_two_splits(small_benchmark):
+    splits = _splits(small_benchmark)
+    keys = {name: {triple_key(e.triple) for e in examples} for name, examples in splits.items()}
+    names = list(keys)
+    for i, a in enumerate(names):
+        assert len(keys[a]) == len(splits[a]), f"duplicate triple inside {a}"
+        for b in names[i + 1:]:
+            assert not keys[a] & keys[b], (a, b)
+
+
+def test_test_splits_balanced_with_requested_size(small_benchmark, small_config):
+    _, stats = small_benchmark
+    for row in stats:
+        assert row.positives == row.negatives
+        if row.split != "train":
+            assert row.positives == small_config.positives_per_test_split
+            assert row.mean_similarity >= row.threshold
+
+
+def test_negatives_keep_predicate_and_are_never_known_positives(small_benchmark, data):
+    splits = _splits(small_benchmark)
+    known = KnownPositives(iter_known_triples(data))
+    for examples in splits.values():
+        by_id = {e.id: e for e in examples}
+        for negative in (e for e in examples if not e.label):
+            positive = by_id[negative.negative_of]
+            assert negative.triple.predicate_id == positive.triple.predicate_id
+            assert negative.triple.subject == positive.triple.subject
+            assert negative.triple.object != positive.triple.object
+            objects = known.objects_of(negative.triple.predicate_id, negative.triple)
+            assert negative.triple.object_id not in objects
+            assert " ".join(negative.triple.object.lower().split()) not in objects
+
+
+def test_positives_carry_gold_evidence_ids(small_benchmark):
+    for example in _splits(small_benchmark)["test_unseen"]:
+        assert example.gold_passage_ids and all(i.startswith("lama_trex-") for i in example.gold_passage_ids)
+
+
+def test_build_is_deterministic(small_benchmark, small_config, data, tmp_path):
+    out, _ = small_benchmark
+    build_benchmark(data, tmp_path, small_config)
+    for name in ("train", "test_long_tail", "test_unseen"):
+        assert (out / f"{name}.jsonl").read_text() == (tmp_path / f"{name}.jsonl").read_text()
+
+
+def _fact(subject: str, obj: str, obj_id: str) -> Fact:
+    return Fact(Triple(subject, "religion", obj, "P140", f"Q-{subject}", obj_id), ("s",), "lama_trex:P140")
+
+
+def test_mine_picks_most_similar_eligible_object():
+    pool = [("Q1", "Islam"), ("Q2", "Christianity"), ("Q3", "Judaism"), ("Q4", "Islamic")]
+    vectors = np.eye(4, dtype=np.float32)
+    vectors[2] = [0.9, 0.1, 0.0, 0.0]  # Judaism closest to Islam after Islam itself
+    vectors[3] = [1.0, 0.0, 0.0, 0.0]  # a surface variant, identical vector: must be skipped
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    known = KnownPositives([("P140", "Q-a", "a", "Q1", "Islam"), ("P140", "Q-b", "b", "Q3", "Judaism")])
+    pairs = mine_hard_negatives([_fact("a", "Islam", "Q1"), _fact("b", "Islam", "Q1")], pool,
+                                vectors, vectors[[0, 0]], known)
+    assert pairs[0].negative_object == ("Q3", "Judaism")
+    # b is known to be Jewish, so Judaism would be a true triple: the next most similar is taken.
+    assert pairs[1].negative_object == ("Q2", "Christianity")
+
+
+def test_surface_variants():
+    assert is_surface_variant("reggae", "reggaeton")
+    assert is_surface_variant("astronomy", "astronomer")
+    assert not is_surface_variant("Islam", "Judaism")
+
+
+def _pair(predicate: str, similarity: float) -> Pair:
+    return Pair(Fact(Triple("s", "p", "o", predicate)), ("Q", "x"), similarity)
+
+
+def test_threshold_respects_per_predicate_quota():
+    # P1 alone could fill the split at 0.9, but each predicate may supply only half of it.
+    pairs = [_pair("P1", 0.9)] * 10 + [_pair("P2", 0.55)] * 3 + [_pair("P2", 0.45)] * 5
+    assert choose_threshold(pairs, [0.9, 0.7, 0.5, 0.4], needed=6) == 0.5
+    assert choose_threshold(pairs, [0.9, 0.7, 0.5, 0.4], needed=8) == 0.4
+
+
+def test_take_stratified_round_robin():
+    pairs = [_pair("P1", 0.9)] * 10 + [_pair("P2", 0.9)] * 2
+    taken = take_stratified(pairs, 6, random.Random(0))
+    assert sum(p.positive.triple.predicate_id == "P2" for p in taken) == 2
+    assert len(taken) == 6

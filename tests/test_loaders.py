@@ -1,0 +1,396 @@
+"""Loaders read the real data into sensible records, and bad input fails with file, line and field."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.factbench import chunk_text, iter_factbench, iter_factbench_passages
+from agentkgv.data.fewrel import detokenize, iter_fewrel
+from agentkgv.data.lama import MASK, iter_evidence_facts, relations_with_evidence, restore_sentence
+from agentkgv.data.predicates import load_predicates, template_phrase
+from agentkgv.data.redocred import iter_redocred_documents
+from agentkgv.data.tekgen import iter_tekgen_facts, iter_tekgen_sentences, repair_mojibake
+from agentkgv.data.trex_json import iter_trex_documents, split_sentences
+from agentkgv.data.user_formats import SUPPORTED_FORMATS, predicate_words, read_triples
+from agentkgv.paths import data_dir
+
+DATA = data_dir()
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"data folder {DATA} not found (set AGENTKGV_DATA)")
+
+
+@pytest.fixture(scope="module")
+def predicates():
+    return load_predicates(DATA)
+
+
+# --- predicates and LAMA (existing loaders) ---------------------------------------------------------
+
+
+@needs_data
+def test_predicate_p19_has_label_aliases_and_paraphrases(predicates):
+    p19 = predicates["P19"]
+    assert p19.label == "place of birth"
+    assert "birthplace" in p19.aliases
+    assert "was born in" in p19.paraphrases()
+    assert p19.label not in p19.paraphrases()
+
+
+def test_template_phrase():
+    assert template_phrase("[X] was born in [Y] .") == "was born in"
+    assert template_phrase("[Y] is the birthplace of [X].") == "is the birthplace of"
+
+
+def test_restore_sentence():
+    assert restore_sentence(f"Peiper (born 1960 in {MASK}, Australia)", "Alexandra, Victoria") == (
+        "Peiper (born 1960 in Alexandra, Victoria, Australia)"
+    )
+
+
+@needs_data
+def test_lama_evidence_facts_are_restored(predicates):
+    assert len(relations_with_evidence(DATA)) == 24
+    facts = list(iter_evidence_facts(DATA, "P19", predicates["P19"].label))
+    assert len(facts) > 900
+    assert all(fact.evidences for fact in facts)
+    assert not any(MASK in sentence for fact in facts for sentence in fact.evidences)
+    first = facts[0]
+    assert first.triple.predicate == "place of birth" and first.triple.predicate_id == "P19"
+    assert first.triple.subject == "Allan Peiper" and first.triple.object_id.startswith("Q")
+    assert "Alexandra, Victoria" in first.evidences[0]
+
+
+# --- T-REx JSON (REBEL sample and the T-REx format sample) ------------------------------------------
+
+
+@needs_data
+def test_rebel_documents():
+    documents = list(iter_trex_documents(DATA / "rebel" / "sample.jsonl", "rebel"))
+    facts = [fact for document in documents for fact in document.facts]
+    assert len(documents) == 1000 and len(facts) == 2868
+    assert len({fact.triple.predicate_id for fact in facts}) == 186
+    # Every evidence sentence is one of the document's sentences and states the object.
+    for document in documents:
+        for fact in document.facts:
+            assert fact.evidences[0] in document.sentences
+            assert fact.triple.object in fact.evidences[0]
+    journal = documents[0]
+    assert journal.title == "Transportation Journal" and journal.source == "rebel"
+    fact = journal.facts[0]
+    assert (fact.triple.subject, fact.triple.predicate, fact.triple.object) == (
+        "Transportation Journal",
+        "publisher",
+        "Penn State University Press",
+    )
+    assert fact.triple.predicate_id == "P123" and fact.triple.subject_id == "Q7835172"
+    assert fact.evidences == (journal.sentences[1],)
+
+
+@needs_data
+def test_trex_format_sample_uses_sentence_boundaries_and_label_fallback():
+    labels = {"P37": "official language"}
+    documents = list(iter_trex_documents(DATA / "trex_format" / "sample-output.json", "trex", labels))
+    assert [len(document.facts) for document in documents] == [89, 23]
+    andorra = documents[0]
+    assert andorra.title == "Andorra" and len(andorra.sentences) == 13
+    first = andorra.facts[0].triple
+    assert (first.subject, first.predicate, first.object) == ("Andorra", "official language", "Catalan")
+    assert (first.predicate_id, first.subject_id, first.object_id) == ("P37", "Q228", "Q7026")
+    assert andorra.facts[0].evidences == (andorra.sentences[0],)
+
+
+def test_split_sentences_keeps_abbreviations_and_initials():
+    text = 'David M. Louie was born in St. Louis. He moved in 1990.\n\n"Next" paragraph.'
+    assert split_sentences(text) == [
+        "David M. Louie was born in St. Louis.",
+        "He moved in 1990.",
+        '"Next" paragraph.',
+    ]
+
+
+# --- TekGen ------------------------------------------------------------------------------------------
+
+_TEKGEN_ONTOLOGIES = "movie music sport book military computer space politics nature culture".split()
+
+
+@needs_data
+def test_tekgen_sentences_and_facts():
+    passages = list(iter_tekgen_sentences(DATA))
+    assert len(passages) == len({p.id for p in passages}) == 12134
+    ontologies = {f"tekgen:ont_{n}_{name}" for n, name in enumerate(_TEKGEN_ONTOLOGIES, 1)}
+    assert {p.source for p in passages} == ontologies
+    facts = list(iter_tekgen_facts(DATA))
+    assert len(facts) == 5335 + 3993 + 7232
+    assert all(fact.triple.predicate_id and fact.evidences for fact in facts)
+    first = facts[0]
+    assert first.triple.predicate == "ethnic group" and first.triple.predicate_id == "P172"
+    texts = {p.text for p in passages}
+    assert any("Byūtifuru Dorīmā" in text for text in texts)  # mojibake repaired
+    assert all(fact.evidences[0] in texts for fact in facts)
+
+
+def test_repair_mojibake_leaves_good_text_alone():
+    assert repair_mojibake("ByÅ«tifuru MadrileÃ±a â\x80\x9cquoted") == "Byūtifuru Madrileña “quoted"
+    assert repair_mojibake("café Ñandú ±5 µm Mediaș") == "café Ñandú ±5 µm Mediaș"
+
+
+# --- FewRel ------------------------------------------------------------------------------------------
+
+
+@needs_data
+def test_fewrel(predicates):
+    labels = {pid: info.label for pid, info in predicates.items()}
+    facts = list(iter_fewrel(DATA, labels))
+    assert len(facts) == 16 * 700
+    first = facts[0]
+    assert first.triple.predicate_id == "P177" and first.triple.predicate == predicates["P177"].label
+    assert (first.triple.subject, first.triple.subject_id) == ("Cape Girardeau Bridge", "Q5034838")
+    assert (first.triple.object, first.triple.object_id) == ("Mississippi River", "Q1497")
+    assert first.evidences[0].startswith("In June 1987, the Missouri Highway")
+    assert "new four-lane Mississippi River bridge" in first.evidences[0]
+    assert first.evidences[0].endswith("Cape Girardeau Bridge.")
+
+
+def test_detokenize():
+    tokens = 'Smith ( born 1950 ) , " Epistles " , the players \' union \'s'.split()
+    assert detokenize(tokens) == 'Smith (born 1950), "Epistles", the players\' union\'s'
+    assert detokenize(["four", "-", "lane", "\xa0", "1987", "–", "1990", "."]) == "four-lane 1987–1990."
+
+
+# --- Re-DocRED ---------------------------------------------------------------------------------------
+
+
+@needs_data
+def test_redocred(predicates):
+    labels = {pid: info.label for pid, info in predicates.items()}
+    documents = list(iter_redocred_documents(DATA, labels))
+    assert len(documents) == 1000
+    assert sum(len(document.facts) for document in documents) == 17284 + 17448
+    first = documents[0]
+    assert first.id == "dev:0" and first.title == "Willi Schneider (skeleton racer)"
+    assert first.sentences[0].startswith('Wilfried "Willi" Schneider (born 13 March 1963 in Mediaș,')
+    assert first.text.startswith(first.sentences[0])
+    located = next(f for f in first.facts if f.triple.predicate_id == "P276")
+    assert (located.triple.subject, located.triple.predicate, located.triple.object) == (
+        "2002 Winter Olympics",
+        "location",
+        "Salt Lake City",
+    )
+    assert located.evidences and "Salt Lake City" in located.evidences[0]
+    assert all(e in d.sentences for d in documents for f in d.facts for e in f.evidences)
+
+
+# --- FactBench ---------------------------------------------------------------------------------------
+
+
+@needs_data
+def test_factbench_facts():
+    facts = {fact.id: fact for fact in iter_factbench(DATA)}
+    assert len(facts) == 12060
+    assert sum(fact.label for fact in facts.values()) == 1500
+    wilder = facts["correct_death_00144"]
+    assert wilder.label is True and wilder.source == "factbench"
+    assert (wilder.triple.subject, wilder.triple.predicate, wilder.triple.object) == (
+        "Billy Wilder",
+        "death place",
+        "Beverly Hills, California",
+    )
+    assert wilder.triple.predicate_id == "deathPlace"
+    assert facts["wrong_range_death_00000"].label is False
+
+
+@needs_data
+def test_factbench_passages():
+    passages = list(islice(iter_factbench_passages(DATA, words_per_passage=120), 400))
+    assert len(passages) == 400
+    assert passages[0].source == "factbench:correct_award_00000"
+    assert all(p.text.strip() and p.title for p in passages)
+    assert all(len(p.text.split()) <= 150 for p in passages)  # a small last chunk may join the one before
+    assert len({(p.source, p.id) for p in passages}) == len(passages)
+
+
+def test_chunk_text_respects_sentences_and_paragraphs():
+    text = "Title\n\nOne two three. Four five six seven. Eight nine.\nTen eleven twelve thirteen fourteen.\nx"
+    assert chunk_text(text, 6) == [
+        "Title\nOne two three.",
+        "Four five six seven. Eight nine.",
+        "Ten eleven twelve thirteen fourteen.\nx",
+    ]
+    assert chunk_text("a " * 25, 10) == ["a " * 9 + "a", "a " * 9 + "a", "a a a a a"]
+
+
+# --- user formats ------------------------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_read_jsonl_triples(tmp_path):
+    path = _write(
+        tmp_path,
+        "mine.jsonl",
+        '{"s": "Billy Wilder", "p": "death place", "o": "Beverly Hills", "label": "true"}\n'
+        "\n"
+        '{"id": "x", "subject": "A", "predicate": "b", "object": "C", "label": 0, "predicate_id": "P20"}\n'
+        '{"subject": "A", "predicate": "b", "object": "C"}\n',
+    )
+    triples = list(read_triples(path))
+    assert [t.id for t in triples] == ["mine:1", "x", "mine:4"]
+    assert [t.label for t in triples] == [True, False, None]
+    assert triples[0].triple.object == "Beverly Hills" and triples[1].triple.predicate_id == "P20"
+
+
+@pytest.mark.parametrize(
+    "name, text", [("g.csv", "subject,predicate,object,label\n"), ("g.tsv", "s\tp\to\tlabel\n")]
+)
+def test_read_table_triples(tmp_path, name, text):
+    separator = "," if name.endswith("csv") else "\t"
+    rows = [["Paris", "capital of", "France", "1"], ["Lyon", "capital of", "France", "false"]]
+    if separator == ",":
+        rows[0][0] = '"Paris, Texas"'
+    path = _write(tmp_path, name, text + "".join(separator.join(row) + "\n" for row in rows))
+    triples = list(read_triples(path))
+    assert [t.id for t in triples] == ["g:2", "g:3"]
+    assert [t.label for t in triples] == [True, False]
+    assert triples[0].triple.subject in ("Paris", "Paris, Texas")
+
+
+def test_read_turtle_uses_labels_and_local_names(tmp_path):
+    path = _write(
+        tmp_path,
+        "kg.ttl",
+        "@prefix dbr: <http://dbpedia.org/resource/> .\n"
+        "@prefix dbo: <http://dbpedia.org/ontology/> .\n"
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        "dbr:Billy_Wilder dbo:deathPlace <http://dbpedia.org/resource/Beverly_Hills,_California> ;\n"
+        '    dbo:birthDate "1906-06-22" .\n'
+        'dbr:Billy_Wilder rdfs:label "Billy Wilder (de)"@de, "Mr. Wilder"@en .\n',
+    )
+    triples = {t.triple.predicate: t for t in read_triples(path)}
+    assert set(triples) == {"death place", "birth date"}  # the label triples are not claims
+    death = triples["death place"].triple
+    assert (death.subject, death.object) == ("Mr. Wilder", "Beverly Hills, California")
+    assert death.predicate_id == "http://dbpedia.org/ontology/deathPlace"
+    birth = triples["birth date"].triple
+    assert birth.object == "1906-06-22" and birth.object_id is None
+    assert all(t.id.startswith("kg:") and t.label is None for t in triples.values())
+
+
+def test_read_ntriples_with_wikidata_ids(tmp_path):
+    path = _write(
+        tmp_path,
+        "wd.nt",
+        "<http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P19> "
+        "<http://www.wikidata.org/entity/Q2> .\n",
+    )
+    triple = next(read_triples(path)).triple
+    assert (triple.predicate_id, triple.subject_id, triple.object_id) == ("P19", "Q1", "Q2")
+
+
+def test_predicate_words():
+    assert predicate_words("birthPlace") == "birth place"
+    assert predicate_words("date_of_birth") == "date of birth"
+    assert predicate_words("hasURL") == "has URL"
+    assert predicate_words("P19") == "P19"
+    assert set(SUPPORTED_FORMATS) == {"jsonl", "csv", "tsv", "nt", "ttl"}
+
+
+# --- bad input ---------------------------------------------------------------------------------------
+
+
+def test_broken_json_line_names_file_and_line(tmp_path):
+    path = _write(tmp_path, "broken.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": \n')
+    with pytest.raises(DataError, match=r"broken\.jsonl:2: not valid JSON"):
+        list(read_triples(path))
+
+
+def test_missing_field_is_named(tmp_path):
+    path = _write(tmp_path, "short.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": "b"}\n')
+    with pytest.raises(DataError, match=r"short\.jsonl:2: field 'object': missing or empty"):
+        list(read_triples(path))
+
+
+def test_bad_label_is_named(tmp_path):
+    path = _write(tmp_path, "labels.jsonl", '{"s": "a", "p": "b", "o": "c", "label": "maybe"}\n')
+    with pytest.raises(DataError, match=r"labels\.jsonl:1: field 'label'"):
+        list(read_triples(path))
+
+
+def test_csv_missing_column(tmp_path):
+    path = _write(tmp_path, "cols.csv", "subject,predicate\nA,b\n")
+    with pytest.raises(DataError, match=r"cols\.csv:1: field 'object': header has no 'object' or 'o' column"):
+        list(read_triples(path))
+
+
+def test_csv_empty_cell_names_line(tmp_path):
+    path = _write(tmp_path, "cells.csv", "s,p,o\nA,b,C\nA,,C\n")
+    with pytest.raises(DataError, match=r"cells\.csv:3: field 'predicate'"):
+        list(read_triples(path))
+
+
+def test_malformed_ntriples_names_line(tmp_path):
+    path = _write(
+        tmp_path,
+        "bad.nt",
+        "<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n"
+        "<http://ex.org/a> <http://ex.org/p> <http://ex.org/c .\n",
+    )
+    with pytest.raises(DataError, match=r"bad\.nt:2: not valid nt"):
+        list(read_triples(path))
+
+
+def test_malformed_turtle_names_line(tmp_path):
+    path = _write(tmp_path, "bad.ttl", "@prefix ex: <http://ex.org/> .\nex:a ex:p ex:b .\nex:a ex:p\n")
+    with pytest.raises(DataError, match=r"bad\.ttl:\d+: bad turtle syntax"):
+        list(read_triples(path))
+
+
+def test_unknown_format(tmp_path):
+    with pytest.raises(DataError, match="supported: jsonl, csv, tsv, nt, ttl"):
+        read_triples(_write(tmp_path, "g.xml", "<x/>"))
+
+
+def test_trex_bad_inputs_name_line_and_field(tmp_path):
+    doc = {"docid": "1", "title": "T", "text": "A is in B.", "triples": []}
+    path = _write(tmp_path, "docs.jsonl", json.dumps(doc) + "\n{broken\n")
+    with pytest.raises(DataError, match=r"docs\.jsonl:2: not valid JSON"):
+        list(iter_trex_documents(path, "test"))
+    doc["triples"] = [{"subject": {"surfaceform": "A"}, "predicate": {"uri": "P1"}, "object": {"uri": "Q2"}}]
+    path = _write(tmp_path, "docs.json", json.dumps([doc]))
+    with pytest.raises(DataError, match=r"docs\.json: field '\[0\]\.triples\[0\]\.object\.surfaceform'"):
+        list(iter_trex_documents(path, "test"))
+
+
+def test_dataset_loaders_name_file_and_field(tmp_path):
+    (tmp_path / "fewrel").mkdir()
+    record = {"tokens": ["a"], "h": ["a", "Q1", [[0]]]}
+    _write(tmp_path / "fewrel", "val_wiki.json", json.dumps({"P1": [record]}))
+    with pytest.raises(DataError, match=r"val_wiki\.json: field 'P1\[0\]\.t'"):
+        list(iter_fewrel(tmp_path))
+
+    (tmp_path / "redocred").mkdir()
+    labels = [{"r": "P1", "h": 0, "t": 3}]
+    document = {"title": "t", "sents": [["A", "."]], "vertexSet": [[{"name": "A"}]], "labels": labels}
+    _write(tmp_path / "redocred", "dev_revised.json", json.dumps([document]))
+    with pytest.raises(DataError, match=r"dev_revised\.json: field '\[0\]\.labels\[0\]\.t'"):
+        list(iter_redocred_documents(tmp_path))
+
+    (tmp_path / "factbench").mkdir()
+    _write(tmp_path / "factbench", "kg.json", json.dumps({"f1": [["A", "p", "B"], []]}))
+    _write(tmp_path / "factbench", "gt.json", json.dumps({}))
+    with pytest.raises(DataError, match=r"gt\.json: field 'f1': expected 1 or 0"):
+        list(iter_factbench(tmp_path))
+
+    for split in ("train", "ground_truth"):
+        (tmp_path / "tekgen" / split).mkdir(parents=True)
+    ground_truth = tmp_path / "tekgen" / "ground_truth"
+    _write(ground_truth, "ont_1_movie_ground_truth.jsonl", '{"sent": "s", "triples": [{"sub": "a"}]}\n')
+    with pytest.raises(DataError, match=r"ont_1_movie_ground_truth\.jsonl:1: field 'triples\[0\]\.rel'"):
+        list(iter_tekgen_facts(tmp_path))

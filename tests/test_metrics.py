@@ -1,0 +1,38 @@
+"""Metrics on inputs whose answers are worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkgv.eval.metrics import bootstrap_macro_f1, score
+
+
+def test_per_class_f1_by_hand():
+    gold = [True, True, True, False, False]
+    predicted = [True, True, False, False, True]
+    # positive: tp=2 fp=1 fn=1 -> 4/6; negative: tp=1 fp=1 fn=1 -> 2/4
+    result = score(gold, predicted)
+    assert result.positive_f1 == pytest.approx(2 / 3)
+    assert result.negative_f1 == pytest.approx(0.5)
+    assert result.macro_f1 == pytest.approx((2 / 3 + 0.5) / 2)
+    assert result.accuracy == pytest.approx(3 / 5)
+
+
+def test_unparsable_counts_as_negative():
+    assert score([True, False], [None, None]) == score([True, False], [False, False])
+    assert score([True, False], [None, None]).positive_f1 == 0.0
+
+
+def test_perfect_and_length_mismatch():
+    assert score([True, False], [True, False]).macro_f1 == 1.0
+    with pytest.raises(ValueError):
+        score([True], [True, False])
+
+
+def test_bootstrap_interval_brackets_the_point_estimate():
+    gold = [True, False] * 50
+    predicted = [True, False] * 40 + [False, True] * 10
+    low, high = bootstrap_macro_f1(gold, predicted, samples=300)
+    assert low <= score(gold, predicted).macro_f1 <= high
+    assert high - low < 0.3
+    assert bootstrap_macro_f1(gold, gold, samples=50) == (1.0, 1.0)

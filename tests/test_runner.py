@@ -1,0 +1,70 @@
+"""The resumable runner: an interrupted run loses and duplicates nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentkgv.agent.base import Verdict
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.eval.runner import load_run, run_verifier
+
+
+class CountingVerifier:
+    """Says true for even-numbered triples; can be told to crash after some batches."""
+
+    name = "counting"
+
+    def __init__(self, crash_after_batches: int | None = None):
+        self.calls: list[str] = []
+        self.batches = 0
+        self.crash_after = crash_after_batches
+
+    def verify(self, items):
+        if self.crash_after is not None and self.batches >= self.crash_after:
+            raise KeyboardInterrupt("simulated stop")
+        self.batches += 1
+        self.calls += [i.id for i in items]
+        return [Verdict(i.id, i.triple, int(i.id[1:]) % 2 == 0, self.name, gold=i.label) for i in items]
+
+
+def _items(n: int) -> list[LabeledTriple]:
+    return [LabeledTriple(f"t{i}", Triple(f"s{i}", "p", "o"), i % 2 == 0) for i in range(n)]
+
+
+def test_resume_after_interrupt_runs_each_triple_once(tmp_path):
+    log = tmp_path / "run.jsonl"
+    items = _items(10)
+    with pytest.raises(KeyboardInterrupt):
+        run_verifier(CountingVerifier(crash_after_batches=2), items, log, batch_size=3)
+    assert len(load_run(log)) == 6
+    second = CountingVerifier()
+    verdicts = run_verifier(second, items, log, batch_size=3)
+    assert second.calls == [f"t{i}" for i in range(6, 10)]
+    assert [v.id for v in verdicts] == [i.id for i in items]
+    lines = log.read_text().splitlines()
+    assert len(lines) == 10 and len({json.loads(line)["id"] for line in lines}) == 10
+
+
+def test_torn_last_line_is_repaired_and_rerun(tmp_path):
+    log = tmp_path / "run.jsonl"
+    items = _items(4)
+    run_verifier(CountingVerifier(), items[:3], log, batch_size=3)
+    with log.open("a") as handle:
+        handle.write('{"id": "t3", "triple": {"subj')  # the process died mid-write
+    verifier = CountingVerifier()
+    verdicts = run_verifier(verifier, items, log, batch_size=3)
+    assert verifier.calls == ["t3"]
+    assert [v.verdict for v in verdicts] == [True, False, True, False]
+
+
+def test_corrupt_middle_line_is_an_error_naming_the_line(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run_verifier(CountingVerifier(), _items(3), log, batch_size=3)
+    lines = log.read_text().splitlines()
+    lines[1] = "not json"
+    log.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"run.jsonl:2"):
+        load_run(log)
