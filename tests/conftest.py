@@ -32,3 +32,26 @@ def small_benchmark(data, small_config, tmp_path_factory) -> tuple[Path, list]:
     out = tmp_path_factory.mktemp("benchmark")
     stats = build_benchmark(data, out, small_config)
     return out, stats
+
+
+@pytest.fixture(scope="session")
+def small_passages(data):
+    """Restored evidence sentences of the first 200 facts of two relations: a small real corpus."""
+    from itertools import islice
+
+    from agentkgv.data.lama import iter_evidence_facts
+    from agentkgv.data.records import Passage
+
+    passages = {}
+    for relation in ("P19", "P20"):
+        for fact in islice(iter_evidence_facts(data, relation, relation), 200):
+            for sentence in fact.evidences:
+                passages.setdefault(sentence, Passage(Passage.make_id(fact.source, sentence), sentence, "", fact.source))
+    return list(passages.values())
+
+
+@pytest.fixture(scope="session")
+def small_bm25(small_passages, tmp_path_factory):
+    from agentkgv.retrieval.bm25 import BM25Retriever
+
+    return BM25Retriever.build(small_passages, tmp_path_factory.mktemp("bm25"))

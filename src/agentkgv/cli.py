@@ -187,19 +187,41 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
                        + "".join("| " + " | ".join(c) + " |\n" for c in cells))
 
 
-def make_verifier(method: str, ws: Workspace, retriever: str, embedding_model: str):
-    if method == "lexical":
-        from agentkgv.agent.lexical import LexicalVerifier
+BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="transformers, llamacpp or openai.")]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (embedded), a path, or a served model name.")]
+AdapterOpt = Annotated[Optional[Path], typer.Option("--adapter", help="LoRA adapter folder to apply.")]
+SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm or extractive.")]
+RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/).")]
 
-        return LexicalVerifier(ensure_retriever(ws, retriever, embedding_model))
-    raise typer.BadParameter(f"unknown method {method!r}", param_hint="--method")
+
+def run_config(path: Path | None, method: str | None = None, backend: str | None = None, model: str | None = None,
+               adapter: Path | None = None, summarizer: str | None = None, base_url: str | None = None):
+    """The TOML file's settings, then any command-line option on top."""
+    from agentkgv.agent.factory import RunConfig
+
+    config = RunConfig.load(path) if path else RunConfig()
+    llm_updates = {k: v for k, v in {"backend": backend, "model": model, "adapter": adapter,
+                                      "base_url": base_url}.items() if v is not None}
+    updates = {k: v for k, v in {"method": method, "summarizer": summarizer}.items() if v is not None}
+    updates["llm"] = config.llm.model_copy(update=llm_updates)
+    return RunConfig.model_validate({**config.model_dump(), **updates, "llm": updates["llm"].model_dump()})
+
+
+def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None):
+    from agentkgv.agent.factory import build_verifier, paraphrase_table
+
+    paraphrases = paraphrase_table(load_predicates(ws.data))
+    return build_verifier(config, ensure_retriever(ws, retriever, embedding_model), paraphrases, llm)
 
 
 @app.command("eval")
-def eval_command(methods: Annotated[list[str], typer.Option("--method", help="Methods to run.")] = ["lexical"],
+def eval_command(methods: Annotated[list[str], typer.Option("--method", help="agentkgv, direct, single_rag, ircot, lexical.")] = ["lexical"],
                  splits: Annotated[list[str], typer.Option("--split")] = list(TEST_SPLITS),
                  limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
                  retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
+                 config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
+                 adapter: AdapterOpt = None, summarizer: SummarizerOpt = None,
+                 label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable."""
@@ -208,21 +230,71 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="Me
     out_dir = ws.runs / run_name
     rows: list[ResultRow] = []
     breakdown: list[ResultRow] = []
+    llm = None
     for method in methods:
-        verifier = make_verifier(method, ws, retriever, embedding_model)
+        settings = run_config(config, method, backend, model, adapter, summarizer)
+        if llm is None and method != "lexical":
+            from agentkgv.llm.factory import build_llm
+
+            llm = build_llm(settings.llm)  # loaded once, shared by every LLM method of the run
+        verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
+        name = label if label and len(methods) == 1 else method
         for split in splits:
             examples = load_split(ws.benchmark, split)
             if limit:
                 examples = balanced_subset(examples, limit)
             items = [e.as_labeled() for e in examples]
-            with progress_bar(f"{method} on {split}", len(items)) as advance:
-                verdicts = run_verifier(verifier, items, out_dir / f"{method}.{split}.jsonl", batch_size, advance)
-            rows.append(summarize(method, split, verdicts))
-            breakdown += per_predicate(method, split, verdicts)
+            with progress_bar(f"{name} on {split}", len(items)) as advance:
+                verdicts = run_verifier(verifier, items, out_dir / f"{name}.{split}.jsonl", batch_size, advance)
+            rows.append(summarize(name, split, verdicts))
+            breakdown += per_predicate(name, split, verdicts)
     print_table("Results", HEADERS, [row_cells(r) for r in rows])
-    markdown, _ = save_report(rows, out_dir)
-    save_report(breakdown, out_dir, "per_predicate")
-    console.print(f"saved {markdown} and per_predicate.md")
+    markdown, _ = save_report(rows, out_dir, f"results-{'-'.join(methods) if not label else label}")
+    save_report(breakdown, out_dir, f"per_predicate-{'-'.join(methods) if not label else label}")
+    console.print(f"saved {markdown}")
+
+
+@app.command()
+def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl.")],
+           output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")],
+           method: Annotated[str, typer.Option(help="agentkgv, direct, single_rag, ircot, lexical.")] = "agentkgv",
+           retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
+           config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
+           summarizer: SummarizerOpt = None,
+           base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
+           trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
+           batch_size: int = 8, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost."""
+    from agentkgv.data.user_formats import read_triples
+
+    ws = Workspace(data_dir, cache_dir)
+    items = list(read_triples(triples))
+    settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
+    verifier = make_verifier(settings, ws, retriever, embedding_model)
+    if not trajectories:
+        verifier = _WithoutTrajectories(verifier)
+    with progress_bar(f"verifying {triples.name}", len(items)) as advance:
+        verdicts = run_verifier(verifier, items, output, batch_size, advance)
+    counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
+              "no verdict": sum(v.verdict is None for v in verdicts)}
+    n = max(1, len(verdicts))
+    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "Triples"], [[k, str(v)] for k, v in counts.items()])
+    console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
+                  f"{sum(v.prompt_tokens + v.completion_tokens for v in verdicts) / n:.0f} tokens, "
+                  f"{sum(v.seconds for v in verdicts) / n:.2f} s")
+
+
+class _WithoutTrajectories:
+    """Keeps verify output to what a user reads; trajectories are for eval and training runs."""
+
+    def __init__(self, verifier):
+        self.verifier, self.name = verifier, verifier.name
+
+    def verify(self, items):
+        verdicts = self.verifier.verify(items)
+        for verdict in verdicts:
+            verdict.trajectory = []
+        return verdicts
 
 
 @app.command()
@@ -233,5 +305,5 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     ensure_benchmark(ws)
     show_benchmark_stats(ws)
     eval_command(methods=["lexical"], splits=list(TEST_SPLITS), limit=limit, retriever="bm25",
-                 embedding_model=DEFAULT_EMBEDDING_MODEL, batch_size=32, run_name="demo",
-                 data_dir=data_dir, cache_dir=cache_dir)
+                 embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None, adapter=None,
+                 summarizer=None, label=None, batch_size=32, run_name="demo", data_dir=data_dir, cache_dir=cache_dir)

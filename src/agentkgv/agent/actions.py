@@ -1,0 +1,72 @@
+"""Parsing model output into actions. Anything that is not a complete, valid action is `invalid`.
+
+Constrained decoding makes valid JSON the norm, but output cut off by the token limit (or a backend
+without constraints) still arrives; such a turn ends the trajectory without a verdict, which the
+benchmark scores as negative and GRPO rewards with -0.5.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from agentkgv.agent.combinations import COMBINATIONS
+
+_VERDICTS = {"true": True, "false": False, True: True, False: False}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: Literal["answer", "search", "invalid"]
+    reasoning: str = ""
+    verdict: bool | None = None
+    combination: str | None = None
+    query: str | None = None
+    error: str | None = None
+
+
+def _load_object(text: str) -> dict | str:
+    """The JSON object in `text`, tolerating prose around it; an error message when there is none."""
+    start = text.find("{")
+    if start < 0:
+        return "no JSON object"
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as error:
+        return f"incomplete or invalid JSON ({error.msg})"
+    return value if isinstance(value, dict) else "JSON is not an object"
+
+
+def parse_action(text: str) -> Action:
+    value = _load_object(text)
+    if isinstance(value, str):
+        return Action("invalid", error=value)
+    reasoning = str(value.get("reasoning", ""))
+    kind = value.get("action")
+    if kind == "answer" or (kind is None and "verdict" in value):
+        verdict = _VERDICTS.get(value.get("verdict"))
+        if verdict is None:
+            return Action("invalid", reasoning, error=f"verdict {value.get('verdict')!r} is not true/false")
+        return Action("answer", reasoning, verdict=verdict)
+    if kind == "search":
+        query = str(value.get("query") or "").strip()
+        combination = value.get("combination")
+        if not query:
+            return Action("invalid", reasoning, error="search without a query")
+        return Action("search", reasoning, combination=combination if combination in COMBINATIONS else None,
+                      query=query)
+    return Action("invalid", reasoning, error=f"unknown action {kind!r}")
+
+
+def parse_verdict(text: str) -> tuple[bool | None, str]:
+    """(verdict, reasoning) of a reader-style answer; verdict None when unparsable."""
+    value = _load_object(text)
+    if isinstance(value, str):
+        return None, ""
+    return _VERDICTS.get(value.get("verdict", value.get("answer"))), str(value.get("reasoning", ""))
+
+
+def parse_field(text: str, field: str) -> str | None:
+    value = _load_object(text)
+    return None if isinstance(value, str) or field not in value else str(value[field])

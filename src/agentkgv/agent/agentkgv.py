@@ -1,0 +1,165 @@
+"""The AgentKGV agent (paper section 3.2): routing, combination-guided first query, iterative rewriting
+and a running summary, with at most T turns and top-k passages per search.
+
+Triples advance turn-synchronously: each step sends every unfinished trajectory's state to the model in
+one batch, runs all their searches in one retrieval batch and all their summaries in one summarizer
+batch (the rollout loop of Search-R1). A trajectory is plain data (`Trajectory`), so one triple's whole
+run is a pure function of (triple, config, models) and can be shipped to a distributed worker.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from pydantic import BaseModel, Field
+
+from agentkgv.agent.actions import Action, parse_action
+from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.agent.lexical import mentions
+from agentkgv.agent.prompts import action_schema, agent_state
+from agentkgv.agent.summarizer import Summarizer, SummaryRequest
+from agentkgv.data.records import LabeledTriple
+from agentkgv.llm.base import LLM, GenerationConfig
+from agentkgv.retrieval.base import Hit, Retriever
+
+
+class AgentConfig(BaseModel):
+    max_turns: int = Field(8, ge=1)
+    top_k: int = Field(5, ge=1)
+    reasoning_chars: int = 150
+    query_chars: int = 100
+    max_passage_words: int = 80
+    max_new_tokens: int = 160
+    temperature: float = 0.0
+    seed: int | None = None
+    # The teacher prompt adds the paper's "search whenever uncertain" instruction (stage 1 data).
+    teacher_prompt: bool = False
+    # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
+    force_answer_on_last_turn: bool = True
+
+
+@dataclass
+class Trajectory:
+    """One triple's run so far: the state the next turn is built from, and the record of every turn."""
+
+    item: LabeledTriple
+    paraphrases: list[str]
+    summary: str | None = None
+    last_query: str | None = None
+    last_hits: list[Hit] = field(default_factory=list)
+    turns: list[dict] = field(default_factory=list)
+    verdict: bool | None = None
+    done: bool = False
+    searches: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+class AgentKGV:
+    name = "agentkgv"
+
+    def __init__(self, llm: LLM, retriever: Retriever, summarizer: Summarizer,
+                 paraphrases: dict[str, list[str]], config: AgentConfig | None = None):
+        self.llm = llm
+        self.retriever = retriever
+        self.summarizer = summarizer
+        self.paraphrases = paraphrases
+        self.config = config or AgentConfig()
+
+    def generation_config(self) -> GenerationConfig:
+        c = self.config
+        return GenerationConfig(max_new_tokens=c.max_new_tokens, temperature=c.temperature, seed=c.seed)
+
+    def start(self, item: LabeledTriple) -> Trajectory:
+        key = item.triple.predicate_id or item.triple.predicate
+        return Trajectory(item, list(self.paraphrases.get(key, [])))
+
+    def state(self, trajectory: Trajectory) -> list[dict]:
+        turn = len(trajectory.turns) + 1
+        return agent_state(trajectory.item.triple, trajectory.paraphrases, turn, self.config.max_turns,
+                           trajectory.summary, trajectory.last_query, trajectory.last_hits,
+                           self.config.max_passage_words, self.config.teacher_prompt)
+
+    def step(self, active: list[Trajectory]) -> None:
+        """Advance every unfinished trajectory by one turn."""
+        c = self.config
+        started = time.perf_counter()
+        last_turn = [len(t.turns) + 1 >= c.max_turns for t in active]
+        prompts = [self.state(t) for t in active]
+        completions = self._generate(prompts, last_turn)
+        searching: list[tuple[Trajectory, Action]] = []
+        for trajectory, messages, completion in zip(active, prompts, completions):
+            action = parse_action(completion.text)
+            trajectory.prompt_tokens += completion.prompt_tokens
+            trajectory.completion_tokens += completion.completion_tokens
+            trajectory.turns.append({
+                "turn": len(trajectory.turns) + 1, "messages": messages, "action_text": completion.text,
+                "action": asdict(action), "finish_reason": completion.finish_reason,
+                "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+                "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary})
+            if action.kind == "answer":
+                trajectory.verdict, trajectory.done = action.verdict, True
+            elif action.kind == "invalid" or len(trajectory.turns) >= c.max_turns:
+                trajectory.done = True
+            else:
+                searching.append((trajectory, action))
+        self._search(searching)
+        share = (time.perf_counter() - started) / max(1, len(active))
+        for trajectory in active:
+            trajectory.seconds += share
+
+    def _generate(self, prompts: list[list[dict]], last_turn: list[bool]):
+        """Two constrained batches when some trajectories are on their last turn and must answer."""
+        c = self.config
+        config = self.generation_config()
+        groups = {False: [], True: []}
+        for index, final in enumerate(last_turn):
+            groups[final and c.force_answer_on_last_turn].append(index)
+        completions = [None] * len(prompts)
+        for answer_only, indexes in groups.items():
+            if indexes:
+                schema = action_schema(c.reasoning_chars, c.query_chars, allow_search=not answer_only)
+                for index, completion in zip(indexes, self.llm.generate([prompts[i] for i in indexes], config, schema)):
+                    completions[index] = completion
+        return completions
+
+    def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
+        if not searching:
+            return
+        # The summary folds in the previous turn's results only now that a newer search replaces them.
+        folding = [t for t, _ in searching if t.last_query is not None]
+        results = self.summarizer.summarize(
+            [SummaryRequest(t.item.triple, t.summary, t.last_query, t.last_hits) for t in folding])
+        for trajectory, result in zip(folding, results):
+            trajectory.summary = result.summary
+            trajectory.prompt_tokens += result.prompt_tokens
+            trajectory.completion_tokens += result.completion_tokens
+        hits = self.retriever.search([a.query for _, a in searching], self.config.top_k)
+        for (trajectory, action), found in zip(searching, hits):
+            trajectory.searches += 1
+            trajectory.last_query, trajectory.last_hits = action.query, list(found)
+            trajectory.turns[-1]["retrieved"] = [h.passage.id for h in found]
+
+    def run(self, trajectories: list[Trajectory]) -> list[Trajectory]:
+        active = [t for t in trajectories if not t.done]
+        while active:
+            self.step(active)
+            active = [t for t in active if not t.done]
+        return trajectories
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        return [self.to_verdict(t) for t in self.run([self.start(item) for item in items])]
+
+    def to_verdict(self, trajectory: Trajectory) -> Verdict:
+        triple = trajectory.item.triple
+        cited = [h for h in trajectory.last_hits
+                 if mentions(h.passage.text, triple.subject) or mentions(h.passage.text, triple.object)]
+        evidence = [EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in (cited or trajectory.last_hits)]
+        return Verdict(
+            id=trajectory.item.id, triple=triple, verdict=trajectory.verdict, method=self.name,
+            gold=trajectory.item.label, evidence=evidence if trajectory.verdict is not None else [],
+            search_calls=trajectory.searches, prompt_tokens=trajectory.prompt_tokens,
+            completion_tokens=trajectory.completion_tokens, seconds=trajectory.seconds,
+            trajectory=trajectory.turns)

@@ -1,0 +1,65 @@
+"""The paper's LLM baselines on the same backbone: Direct LLM and Single-turn RAG (IRCoT has its own module)."""
+
+from __future__ import annotations
+
+import time
+
+from agentkgv.agent.actions import parse_verdict
+from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.agent.prompts import direct_prompt, reader_prompt, verdict_schema
+from agentkgv.data.records import LabeledTriple
+from agentkgv.llm.base import LLM, GenerationConfig
+from agentkgv.retrieval.base import Hit, Retriever
+
+
+def read_verdicts(llm: LLM, method: str, items: list[LabeledTriple], prompts: list[list[dict]],
+                  hits: list[list[Hit]], config: GenerationConfig, reasoning_chars: int,
+                  search_calls: int, extra_seconds: float = 0.0) -> list[Verdict]:
+    """One constrained reader call per triple; shared by every method whose last step is 'read and judge'."""
+    started = time.perf_counter()
+    completions = llm.generate(prompts, config, verdict_schema(reasoning_chars))
+    share = (time.perf_counter() - started + extra_seconds) / max(1, len(items))
+    verdicts = []
+    for item, messages, found, completion in zip(items, prompts, hits, completions):
+        verdict, reasoning = parse_verdict(completion.text)
+        verdicts.append(Verdict(
+            id=item.id, triple=item.triple, verdict=verdict, method=method, gold=item.label,
+            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in found],
+            search_calls=search_calls, prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens, seconds=share,
+            trajectory=[{"turn": 1, "messages": messages, "action_text": completion.text, "reasoning": reasoning,
+                         "retrieved": [h.passage.id for h in found], "finish_reason": completion.finish_reason}]))
+    return verdicts
+
+
+class DirectLLM:
+    """Parametric knowledge only: no retrieval."""
+
+    name = "direct"
+
+    def __init__(self, llm: LLM, config: GenerationConfig, reasoning_chars: int = 150):
+        self.llm, self.config, self.reasoning_chars = llm, config, reasoning_chars
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        prompts = [direct_prompt(i.triple) for i in items]
+        return read_verdicts(self.llm, self.name, items, prompts, [[] for _ in items], self.config,
+                             self.reasoning_chars, search_calls=0)
+
+
+class SingleTurnRAG:
+    """One retrieval with the verbalized triple, then one judgment over the top-k passages."""
+
+    name = "single_rag"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: GenerationConfig, top_k: int = 5,
+                 max_passage_words: int = 80, reasoning_chars: int = 150):
+        self.llm, self.retriever, self.config = llm, retriever, config
+        self.top_k, self.max_passage_words, self.reasoning_chars = top_k, max_passage_words, reasoning_chars
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        started = time.perf_counter()
+        hits = self.retriever.search([i.triple.verbalize() for i in items], self.top_k)
+        retrieval_seconds = time.perf_counter() - started
+        prompts = [reader_prompt(i.triple, found, self.max_passage_words) for i, found in zip(items, hits)]
+        return read_verdicts(self.llm, self.name, items, prompts, hits, self.config, self.reasoning_chars,
+                             search_calls=1, extra_seconds=retrieval_seconds)

@@ -1,0 +1,67 @@
+"""What every language-model backend shares: the decoding settings, the completion record and the protocol.
+
+A prompt is a chat: a list of {"role": "system" | "user" | "assistant", "content": str} messages, and
+backends apply the model's own chat template. Prompts are generated in batches, because the agent
+advances many claims one step at a time and a local model is several times faster per token batched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+Message = dict[str, str]
+Prompt = list[Message]
+JsonSchema = dict[str, Any]
+FinishReason = Literal["stop", "length"]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationConfig:
+    """temperature 0 means greedy decoding; otherwise sampling, reproducible when a seed is given."""
+
+    max_new_tokens: int = 128
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the same prompt always gets the same text, which is what makes a result cacheable."""
+        return self.greedy or self.seed is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One generated answer. finish_reason is "length" when max_new_tokens cut it short (so constrained
+    JSON may be incomplete). latency_s is the wall time of the call that produced it: for a batch
+    generated together, every completion of the batch reports the batch's time."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: FinishReason
+
+
+class LLM(Protocol):
+    name: str
+    """Identifies the weights (model and adapter): the cache keys on it."""
+
+    def generate(self, prompts: list[Prompt], config: GenerationConfig,
+                 json_schema: JsonSchema | None = None) -> list[Completion]:
+        """One completion per prompt, in order. With a schema, decoding is constrained so the text is JSON
+        valid against it unless finish_reason is "length"."""
+        ...

@@ -1,0 +1,64 @@
+"""Pick and build the language model a run's settings name, wrapped in the on-disk cache unless switched off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentkgv.llm.base import LLM
+from agentkgv.llm.cache import CachedLLM
+from agentkgv.llm.embedded import DEFAULT_MODEL
+from agentkgv.llm.openai_backend import OpenAILLM, SchemaStyle
+from agentkgv.paths import cache_dir
+
+
+class LLMConfig(BaseModel):
+    """model: `smollm2` (the embedded default), a transformers folder or hub name, a GGUF path for
+    llamacpp, or the served model's name for openai. adapter: a PEFT LoRA folder (transformers) or a
+    GGUF LoRA file (llamacpp)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["transformers", "llamacpp", "openai"] = "transformers"
+    model: str = DEFAULT_MODEL
+    adapter: Path | None = None
+    dtype: Literal["bfloat16", "float32", "float16"] = "bfloat16"
+    threads: int | None = Field(None, ge=1, description="CPU threads of the local backends; all cores if unset")
+    n_ctx: int = Field(8192, ge=256, description="llamacpp context window")
+    base_url: str | None = None
+    api_key: str | None = None
+    concurrency: int = Field(4, ge=1)
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    schema_style: SchemaStyle = "json_schema"
+    cache: bool = True
+    cache_path: Path | None = Field(None, description="sqlite file; defaults to <cache dir>/llm/completions.sqlite")
+
+
+def build_llm(config: LLMConfig) -> LLM:
+    llm = _backend(config)
+    if not config.cache:
+        return llm
+    return CachedLLM(llm, config.cache_path or cache_dir() / "llm" / "completions.sqlite")
+
+
+def _backend(config: LLMConfig) -> LLM:
+    # The local backends are imported on demand: torch takes seconds to import, llama-cpp-python is optional.
+    if config.backend == "transformers":
+        import torch
+
+        from agentkgv.llm.transformers_backend import TransformersLLM
+
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        return TransformersLLM.load(config.model, config.adapter, config.dtype)
+    if config.backend == "llamacpp":
+        from agentkgv.llm.llamacpp_backend import LlamaCppLLM
+
+        return LlamaCppLLM(config.model, config.adapter, config.n_ctx, config.threads)
+    if config.adapter is not None:
+        raise ValueError("the openai backend cannot apply an adapter; serve the adapted model instead")
+    return OpenAILLM(config.model, config.base_url, config.api_key, config.concurrency, config.timeout_s,
+                     config.max_retries, config.schema_style)

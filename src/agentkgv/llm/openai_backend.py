@@ -1,0 +1,65 @@
+"""Any OpenAI-compatible chat server: vLLM, SGLang, Ollama, llama.cpp's server, hosted APIs.
+
+A batch becomes concurrent requests (servers batch them on their side). Servers disagree on how a JSON
+schema is asked for, so that is a setting:
+- "json_schema": the OpenAI standard response_format; OpenAI, vLLM, SGLang, Ollama, llama.cpp's llama-server.
+- "json_object": response_format {"type": "json_object", "schema": ...}; llama-cpp-python's server, which
+  rejects the standard form.
+- "guided_json": vLLM's older extra_body field.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
+
+SchemaStyle = Literal["json_schema", "json_object", "guided_json"]
+
+
+def schema_request(json_schema: JsonSchema, style: SchemaStyle) -> dict[str, Any]:
+    """The keyword arguments of chat.completions.create that ask the server for the schema."""
+    if style == "json_schema":
+        return {"response_format": {"type": "json_schema",
+                                    "json_schema": {"name": "response", "schema": json_schema, "strict": True}}}
+    if style == "json_object":
+        return {"response_format": {"type": "json_object", "schema": json_schema}}
+    return {"extra_body": {"guided_json": json_schema}}
+
+
+class OpenAILLM:
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, concurrency: int = 4,
+                 timeout_s: float = 120.0, max_retries: int = 3, schema_style: SchemaStyle = "json_schema"):
+        from openai import OpenAI
+
+        # Local servers ignore the key, but the client refuses to start without one.
+        key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        # The client retries connection errors, 408/409/429 and 5xx with exponential backoff.
+        self._client = OpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=max_retries)
+        self._concurrency = concurrency
+        self._schema_style = schema_style
+        self.model = model
+        self.name = f"{model}@{base_url}" if base_url else model
+
+    def generate(self, prompts: list[Prompt], config: GenerationConfig,
+                 json_schema: JsonSchema | None = None) -> list[Completion]:
+        extra = {} if json_schema is None else schema_request(json_schema, self._schema_style)
+        if config.seed is not None:  # omitted rather than sent as null, which some servers reject
+            extra["seed"] = config.seed
+        with ThreadPoolExecutor(max_workers=self._concurrency) as pool:
+            return list(pool.map(lambda prompt: self._one(prompt, config, extra), prompts))
+
+    def _one(self, prompt: Prompt, config: GenerationConfig, extra: dict[str, Any]) -> Completion:
+        start = time.perf_counter()
+        response = self._client.chat.completions.create(
+            model=self.model, messages=prompt, max_tokens=config.max_new_tokens, temperature=config.temperature,
+            top_p=config.top_p, **extra)
+        choice, usage = response.choices[0], response.usage
+        return Completion(text=choice.message.content or "",
+                          prompt_tokens=usage.prompt_tokens if usage else 0,
+                          completion_tokens=usage.completion_tokens if usage else 0,
+                          latency_s=time.perf_counter() - start,
+                          finish_reason="length" if choice.finish_reason == "length" else "stop")

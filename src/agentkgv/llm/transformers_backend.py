@@ -1,0 +1,118 @@
+"""The in-process backend: any transformers causal LM (the embedded SmolLM2 by default), optionally with a
+PEFT LoRA adapter, batched with left padding, JSON-constrained through xgrammar.
+
+xgrammar compiles a JSON schema against the tokenizer's vocabulary once and then masks, at every step
+and for every row of the batch, the tokens that would break the schema; masking happens before
+temperature and top-p, so sampling only ever chooses among allowed tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel
+from transformers import GenerationConfig as HFGenerationConfig
+
+from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
+from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_model_path
+
+
+def adapter_fingerprint(adapter: Path) -> str:
+    # Retraining writes a new adapter to the same folder; hashing its files keeps cached answers of the
+    # old weights from being served for the new ones.
+    digest = hashlib.sha256()
+    for path in sorted(p for p in adapter.iterdir() if p.is_file()):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+class TransformersLLM:
+    def __init__(self, model: PreTrainedModel, tokenizer, name: str):
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.name = name
+        self._stop_ids = stop_token_ids(model, tokenizer)
+        self._compiler = None
+
+    @classmethod
+    def load(cls, model: str = DEFAULT_MODEL, adapter: Path | None = None,
+             dtype: str = "bfloat16") -> TransformersLLM:
+        path = resolve_model_path(model)
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        network = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+        name = model
+        if adapter is not None:
+            from peft import PeftModel
+
+            # Merged because inference never needs the adapter separate, and merged weights cost no
+            # extra matmuls per layer.
+            network = PeftModel.from_pretrained(network, str(adapter)).merge_and_unload()
+            name = f"{model}+{Path(adapter).name}@{adapter_fingerprint(Path(adapter))}"
+        return cls(network, tokenizer, name)
+
+    def render(self, prompt: Prompt) -> str:
+        """The prompt as the model sees it, ending where the assistant's answer starts."""
+        return self.tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+
+    def count_tokens(self, prompt: Prompt) -> int:
+        return len(self.tokenizer(self.render(prompt), add_special_tokens=False).input_ids)
+
+    def generate(self, prompts: list[Prompt], config: GenerationConfig,
+                 json_schema: JsonSchema | None = None) -> list[Completion]:
+        if not prompts:
+            return []
+        batch = self.tokenizer([self.render(p) for p in prompts], return_tensors="pt", padding=True,
+                               add_special_tokens=False)
+        settings = HFGenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=not config.greedy,
+                                      pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self._stop_ids)
+        if not config.greedy:
+            settings.temperature, settings.top_p, settings.top_k = config.temperature, config.top_p, None
+        processors = LogitsProcessorList([self._constraint(json_schema)] if json_schema is not None else [])
+        start = time.perf_counter()
+        # A private RNG state, so a seeded call is reproducible and leaves the caller's random stream as it was.
+        with torch.random.fork_rng(devices=[]), torch.inference_mode():
+            if config.seed is not None:
+                torch.manual_seed(config.seed)
+            output = self.model.generate(**batch, generation_config=settings, logits_processor=processors)
+        latency = time.perf_counter() - start
+        new_tokens = output[:, batch.input_ids.shape[1]:].tolist()
+        prompt_tokens = batch.attention_mask.sum(dim=1).tolist()
+        return [self._completion(tokens, n_prompt, latency) for tokens, n_prompt in zip(new_tokens, prompt_tokens)]
+
+    def _completion(self, tokens: list[int], prompt_tokens: int, latency: float) -> Completion:
+        # Rows that stopped early are padded to the batch's length; the answer ends at the first stop token.
+        stop = next((i for i, token in enumerate(tokens) if token in self._stop_ids), None)
+        answer = tokens if stop is None else tokens[:stop]
+        return Completion(text=self.tokenizer.decode(answer, skip_special_tokens=True),
+                          prompt_tokens=int(prompt_tokens),
+                          completion_tokens=len(tokens) if stop is None else stop + 1,
+                          latency_s=latency, finish_reason="length" if stop is None else "stop")
+
+    def _constraint(self, json_schema: JsonSchema):
+        import xgrammar
+        import xgrammar.contrib.hf
+
+        if self._compiler is None:
+            info = xgrammar.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.model.config.vocab_size,
+                                                           stop_token_ids=self._stop_ids)
+            self._compiler = xgrammar.GrammarCompiler(info)
+        # No free whitespace: a weak model could otherwise spend its whole budget on spaces and newlines.
+        # The compiler caches compiled schemas; the processor holds per-generation state, so one per call.
+        grammar = self._compiler.compile_json_schema(json_schema, any_whitespace=False)
+        return xgrammar.contrib.hf.LogitsProcessor(grammar)
+
+
+def stop_token_ids(model: PreTrainedModel, tokenizer) -> list[int]:
+    """The tokens that end an answer: the model's generation config may list more than the tokenizer's eos."""
+    configured = model.generation_config.eos_token_id
+    ids = [configured] if isinstance(configured, int) else list(configured or [])
+    if tokenizer.eos_token_id is not None:
+        ids.append(tokenizer.eos_token_id)
+    return sorted(set(ids))

@@ -1,0 +1,139 @@
+"""The LLM layer on a tiny random Llama with SmolLM2's tokenizer: its output is noise, so whatever parses as
+schema-valid JSON does so because decoding was constrained."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import torch
+from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+from agentkgv.llm import CachedLLM, Completion, GenerationConfig, LLMConfig, Prompt, build_llm, gguf_path
+from agentkgv.llm.transformers_backend import TransformersLLM
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "reasoning": {"type": "string", "maxLength": 40},
+        "action": {"enum": ["search", "answer"]},
+        "query": {"type": "string", "maxLength": 30},
+        "verdict": {"enum": ["true", "false"]},
+    },
+    "required": ["reasoning", "action"],
+}
+# Room for the longest JSON the schema allows, even written with multi-token escapes.
+ROOM = GenerationConfig(max_new_tokens=256)
+
+
+def chat(claim: str) -> Prompt:
+    return [{"role": "system", "content": "Verify the triple. Reply with one JSON action."},
+            {"role": "user", "content": claim}]
+
+
+PROMPTS = [chat("(Paris, capital of, France)"), chat("(Berlin, located in, Spain)"),
+           chat("(Marie Curie, award received, Nobel Prize in Physics) -- a longer claim to vary padding")]
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    gguf = gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model_dir) -> TransformersLLM:
+    return TransformersLLM.load(str(tiny_model_dir), dtype="float32")
+
+
+def assert_schema_valid(completions: list[Completion], count: int) -> None:
+    assert len(completions) == count
+    for completion in completions:
+        assert completion.finish_reason == "stop", completion
+        jsonschema.validate(json.loads(completion.text), SCHEMA)
+        assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
+
+
+def test_greedy_constrained_batch_is_schema_valid(tiny):
+    first = tiny.generate(PROMPTS, ROOM, SCHEMA)
+    assert_schema_valid(first, 3)
+    assert [c.text for c in tiny.generate(PROMPTS, ROOM, SCHEMA)] == [c.text for c in first]
+
+
+def test_seeded_sampling_is_schema_valid_and_reproducible(tiny):
+    config = GenerationConfig(max_new_tokens=256, temperature=1.0, top_p=0.95, seed=7)
+    first = tiny.generate(PROMPTS, config, SCHEMA)
+    assert_schema_valid(first, 3)
+    assert [c.text for c in tiny.generate(PROMPTS, config, SCHEMA)] == [c.text for c in first]
+    other = tiny.generate(PROMPTS, GenerationConfig(max_new_tokens=256, temperature=1.0, seed=8), SCHEMA)
+    assert_schema_valid(other, 3)
+    assert [c.text for c in other] != [c.text for c in first]
+
+
+def test_unconstrained_generation_counts_tokens(tiny):
+    completions = tiny.generate(PROMPTS, GenerationConfig(max_new_tokens=5))
+    assert [c.prompt_tokens for c in completions] == [tiny.count_tokens(p) for p in PROMPTS]
+    assert all(1 <= c.completion_tokens <= 5 for c in completions)
+    assert tiny.generate([], ROOM) == []
+
+
+class CountingLLM:
+    def __init__(self, llm):
+        self.llm, self.name, self.prompts_seen = llm, llm.name, 0
+
+    def generate(self, prompts, config, json_schema=None):
+        self.prompts_seen += len(prompts)
+        return self.llm.generate(prompts, config, json_schema)
+
+
+def test_cache_serves_repeats_without_the_model(tiny, tmp_path):
+    counting = CountingLLM(tiny)
+    cached = CachedLLM(counting, tmp_path / "cache.sqlite")
+    first = cached.generate(PROMPTS[:2], ROOM, SCHEMA)
+    again = cached.generate(PROMPTS, ROOM, SCHEMA)
+    assert counting.prompts_seen == 3  # only the third prompt was new
+    assert [c.text for c in again[:2]] == [c.text for c in first]
+    assert [(c.prompt_tokens, c.completion_tokens) for c in again[:2]] == \
+        [(c.prompt_tokens, c.completion_tokens) for c in first]
+    assert all(c.latency_s == 0 for c in again[:2]) and again[2].latency_s > 0
+
+    reopened = CachedLLM(counting, tmp_path / "cache.sqlite")
+    assert [c.text for c in reopened.generate(PROMPTS, ROOM, SCHEMA)] == [c.text for c in again]
+    assert counting.prompts_seen == 3
+    reopened.generate(PROMPTS[:1], GenerationConfig(max_new_tokens=256), None)  # another key: no schema
+    assert counting.prompts_seen == 4
+    unseeded = GenerationConfig(max_new_tokens=4, temperature=1.0)
+    reopened.generate(PROMPTS[:1], unseeded)
+    reopened.generate(PROMPTS[:1], unseeded)
+    assert counting.prompts_seen == 6  # unseeded sampling is never cached
+
+
+def test_lora_adapter_loads_through_factory(tiny_model_dir, tmp_path):
+    from peft import LoraConfig, get_peft_model
+
+    base = LlamaForCausalLM.from_pretrained(tiny_model_dir)
+    # Random B (the default init is zero) so the adapter actually changes the model.
+    lora = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
+    get_peft_model(base, lora).save_pretrained(tmp_path / "adapter")
+
+    adapted = build_llm(LLMConfig(model=str(tiny_model_dir), adapter=tmp_path / "adapter", dtype="float32",
+                                  cache_path=tmp_path / "cache.sqlite"))
+    assert isinstance(adapted, CachedLLM)
+    assert adapted.name.startswith(f"{tiny_model_dir}+adapter@")
+    assert_schema_valid(adapted.generate(PROMPTS, ROOM, SCHEMA), 3)
+
+    plain = build_llm(LLMConfig(model=str(tiny_model_dir), dtype="float32", cache=False))
+    batch = plain.tokenizer(["(Paris, capital of, France)"], return_tensors="pt")
+    with torch.inference_mode():
+        assert not torch.allclose(plain.model(**batch).logits, adapted.llm.model(**batch).logits)
