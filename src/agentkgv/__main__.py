@@ -1,0 +1,3 @@
+from agentkgv.cli import main
+
+main()

@@ -1,0 +1,49 @@
+"""The command line as a user runs it: clear errors for bad input, verify on a user file, resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from agentkgv.data.jsonl import write_jsonl
+from agentkgv.retrieval.bm25 import BM25Retriever
+
+
+def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
+    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "agentkgv", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_bad_triples_file_names_file_and_line(tmp_path, data):
+    bad = tmp_path / "graph.jsonl"
+    bad.write_text('{"subject": "a", "predicate": "b", "object": "c"}\n{"subject": "a", "predicate": "b"}\n')
+    result = run_cli("verify", str(bad), "-o", str(tmp_path / "out.jsonl"), "--method", "lexical",
+                     cache=tmp_path / "cache", data=data.resolve())
+    assert result.returncode == 2
+    assert "graph.jsonl:2" in result.stderr and "object" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, small_passages):
+    cache = tmp_path / "cache"
+    write_jsonl(cache / "corpus" / "passages.jsonl",
+                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
+    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+    graph = tmp_path / "graph.csv"
+    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n"
+                     "Allan Peiper,place of birth,Melbourne\n")
+    out = tmp_path / "verdicts.jsonl"
+    first = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", cache=cache, data=data.resolve())
+    assert first.returncode == 0, first.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["verdict"] for r in records] == [True, False]
+    assert records[0]["evidence"] and "Peiper" in records[0]["evidence"][0]["text"]
+    assert all(r["search_calls"] == 1 and "trajectory" in r for r in records)
+
+    graph.write_text(graph.read_text() + "Allan Peiper,place of death,Alexandra\n")
+    second = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", cache=cache, data=data.resolve())
+    assert second.returncode == 0, second.stderr
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert len(ids) == 3 and len(set(ids)) == 3
