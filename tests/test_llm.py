@@ -130,10 +130,20 @@ def test_lora_adapter_loads_through_factory(tiny_model_dir, tmp_path):
     adapted = build_llm(LLMConfig(model=str(tiny_model_dir), adapter=tmp_path / "adapter", dtype="float32",
                                   cache_path=tmp_path / "cache.sqlite"))
     assert isinstance(adapted, CachedLLM)
-    assert adapted.name.startswith(f"{tiny_model_dir}+adapter@")
+    assert adapted.name.startswith(f"transformers:{tiny_model_dir}:float32+adapter@")
     assert_schema_valid(adapted.generate(PROMPTS, ROOM, SCHEMA), 3)
 
     plain = build_llm(LLMConfig(model=str(tiny_model_dir), dtype="float32", cache=False))
     batch = plain.tokenizer(["(Paris, capital of, France)"], return_tensors="pt")
     with torch.inference_mode():
         assert not torch.allclose(plain.model(**batch).logits, adapted.llm.model(**batch).logits)
+
+
+def test_llamacpp_backend_constrained_batch():
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'agentkgv[llamacpp]')")
+    llm = build_llm(LLMConfig(backend="llamacpp", threads=2, n_ctx=1024, cache=False))
+    assert llm.name == "llamacpp:smollm2"
+    assert_schema_valid(llm.generate(PROMPTS, GenerationConfig(max_new_tokens=96), SCHEMA), 3)
+    seeded = GenerationConfig(max_new_tokens=96, temperature=0.8, seed=3)
+    assert [c.text for c in llm.generate(PROMPTS[:1], seeded, SCHEMA)] == \
+        [c.text for c in llm.generate(PROMPTS[:1], seeded, SCHEMA)]

@@ -58,7 +58,8 @@ class Completion:
 
 class LLM(Protocol):
     name: str
-    """Identifies the weights (model and adapter): the cache keys on it."""
+    """Identifies the engine and the weights (backend, model, adapter): the cache keys on it, and two
+    engines decode the same weights into different text."""
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
                  json_schema: JsonSchema | None = None) -> list[Completion]:

@@ -47,8 +47,9 @@ class CachedLLM:
         keys = [cache_key(self.name, prompt, config, json_schema) for prompt in prompts]
         known = self._lookup(keys)
         # A prompt repeated within the batch is generated once.
-        missing = {key: prompt for key, prompt in zip(keys, prompts) if key not in known}
-        fresh = dict(zip(missing, self.llm.generate(list(missing.values()), config, json_schema))) if missing else {}
+        missing = {key: prompt for key, prompt in zip(keys, prompts, strict=True) if key not in known}
+        generated = self.llm.generate(list(missing.values()), config, json_schema) if missing else []
+        fresh = dict(zip(missing, generated, strict=True))
         self._store(fresh)
         return [fresh[key] if key in fresh else known[key] for key in keys]
 

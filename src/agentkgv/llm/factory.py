@@ -24,7 +24,8 @@ class LLMConfig(BaseModel):
     backend: Literal["transformers", "llamacpp", "openai"] = "transformers"
     model: str = DEFAULT_MODEL
     adapter: Path | None = None
-    dtype: Literal["bfloat16", "float32", "float16"] = "bfloat16"
+    # auto: bf16 where the CPU has native bf16 units, else fp32 (emulated bf16 is several times slower).
+    dtype: Literal["auto", "bfloat16", "float32", "float16"] = "auto"
     threads: int | None = Field(None, ge=1, description="CPU threads of the local backends; all cores if unset")
     n_ctx: int = Field(8192, ge=256, description="llamacpp context window")
     base_url: str | None = None

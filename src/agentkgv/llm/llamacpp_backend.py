@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import weakref
 from pathlib import Path
 
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
@@ -34,8 +35,11 @@ class LlamaCppLLM:
         # convert_lora_to_gguf.py); the chat template comes from the GGUF's metadata.
         self._llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count(),
                                       lora_path=str(lora) if lora else None, verbose=False)
+        # Freed when this object goes or at exit, while llama_cpp is still intact: left to Llama.__del__ at
+        # interpreter teardown, freeing raises "'NoneType' object is not callable".
+        weakref.finalize(self, self._llama.close)
         self._grammar_type = llama_cpp.LlamaGrammar
-        self.name = f"{model}+{Path(lora).name}" if lora else model
+        self.name = f"llamacpp:{model}+{Path(lora).name}" if lora else f"llamacpp:{model}"
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
                  json_schema: JsonSchema | None = None) -> list[Completion]:

@@ -42,7 +42,7 @@ class OpenAILLM:
         self._concurrency = concurrency
         self._schema_style = schema_style
         self.model = model
-        self.name = f"{model}@{base_url}" if base_url else model
+        self.name = f"openai:{model}@{base_url}" if base_url else f"openai:{model}"
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
                  json_schema: JsonSchema | None = None) -> list[Completion]:
