@@ -147,3 +147,21 @@ def test_llamacpp_backend_constrained_batch():
     seeded = GenerationConfig(max_new_tokens=96, temperature=0.8, seed=3)
     assert [c.text for c in llm.generate(PROMPTS[:1], seeded, SCHEMA)] == \
         [c.text for c in llm.generate(PROMPTS[:1], seeded, SCHEMA)]
+
+
+def test_verdict_confidence_is_the_constrained_token_probability(tiny):
+    """Under a schema that allows only true/false at the verdict, the two probabilities sum to one."""
+    from agentkgv.agent.actions import verdict_confidence
+    from agentkgv.agent.prompts import verdict_schema
+
+    prompts = [[{"role": "user", "content": f"Is claim {i} true?"}] for i in range(3)]
+    for seed in (1, 2):
+        out = tiny.generate(prompts, GenerationConfig(max_new_tokens=120, temperature=1.0, seed=seed),
+                                verdict_schema(20))
+        for completion in out:
+            assert completion.token_logprobs is not None
+            assert len(completion.token_logprobs) == len(completion.token_offsets)
+            assert all(lp <= 1e-6 for lp in completion.token_logprobs)
+            confidence = verdict_confidence(completion)
+            if completion.finish_reason == "stop":
+                assert confidence is not None and 0.0 < confidence <= 1.0

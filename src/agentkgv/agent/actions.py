@@ -8,10 +8,12 @@ benchmark scores as negative and GRPO rewards with -0.5.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from agentkgv.agent.combinations import COMBINATIONS
+from agentkgv.llm.base import Completion
 
 _VERDICTS = {"true": True, "false": False, True: True, False: False}
 
@@ -70,3 +72,13 @@ def parse_verdict(text: str) -> tuple[bool | None, str]:
 def parse_field(text: str, field: str) -> str | None:
     value = _load_object(text)
     return None if isinstance(value, str) or field not in value else str(value[field])
+
+
+def verdict_confidence(completion: Completion, field: str = "verdict") -> float | None:
+    """The probability the model gave its verdict token, under the schema-constrained distribution.
+
+    With decoding constrained to "true" or "false" at that point, this is P(chosen verdict) renormalised
+    over the two. None when the backend reports no token probabilities or there is no verdict.
+    """
+    match = re.search(rf'"{field}"\s*:\s*"', completion.text)
+    return None if match is None else completion.probability_at(match.end())

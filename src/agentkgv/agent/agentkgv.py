@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agentkgv.agent.actions import Action, parse_action
+from agentkgv.agent.actions import Action, parse_action, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Verdict
 from agentkgv.agent.lexical import mentions
 from agentkgv.agent.prompts import action_schema, agent_state
@@ -50,6 +50,7 @@ class Trajectory:
     last_hits: list[Hit] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)
     verdict: bool | None = None
+    confidence: float | None = None
     done: bool = False
     searches: int = 0
     prompt_tokens: int = 0
@@ -101,6 +102,7 @@ class AgentKGV:
                 "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary})
             if action.kind == "answer":
                 trajectory.verdict, trajectory.done = action.verdict, True
+                trajectory.confidence = verdict_confidence(completion)
             elif action.kind == "invalid" or len(trajectory.turns) >= c.max_turns:
                 trajectory.done = True
             else:
@@ -159,7 +161,8 @@ class AgentKGV:
         evidence = [EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in (cited or trajectory.last_hits)]
         return Verdict(
             id=trajectory.item.id, triple=triple, verdict=trajectory.verdict, method=self.name,
-            gold=trajectory.item.label, evidence=evidence if trajectory.verdict is not None else [],
+            gold=trajectory.item.label, confidence=trajectory.confidence,
+            evidence=evidence if trajectory.verdict is not None else [],
             search_calls=trajectory.searches, prompt_tokens=trajectory.prompt_tokens,
             completion_tokens=trajectory.completion_tokens, seconds=trajectory.seconds,
             trajectory=trajectory.turns)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from agentkgv.agent.actions import parse_verdict
+from agentkgv.agent.actions import parse_verdict, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Verdict
 from agentkgv.agent.prompts import direct_prompt, reader_prompt, verdict_schema
 from agentkgv.data.records import LabeledTriple
@@ -24,6 +24,7 @@ def read_verdicts(llm: LLM, method: str, items: list[LabeledTriple], prompts: li
         verdict, reasoning = parse_verdict(completion.text)
         verdicts.append(Verdict(
             id=item.id, triple=item.triple, verdict=verdict, method=method, gold=item.label,
+            confidence=verdict_confidence(completion) if verdict is not None else None,
             evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in found],
             search_calls=search_calls, prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens, seconds=share,

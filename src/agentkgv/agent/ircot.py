@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from agentkgv.agent.actions import parse_field, parse_verdict
+from agentkgv.agent.actions import parse_field, parse_verdict, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Verdict
 from agentkgv.agent.baselines import read_verdicts
 from agentkgv.agent.prompts import ircot_prompt, ircot_schema, reader_prompt
@@ -27,6 +27,7 @@ class _Chain:
     thoughts: list[str] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)
     verdict: bool | None = None
+    confidence: float | None = None
     done: bool = False
     searches: int = 0
     prompt_tokens: int = 0
@@ -74,6 +75,7 @@ class IRCoT:
                                     "action_text": completion.text, "retrieved": [h.passage.id for h in chain.pool]})
                 if verdict is not None:
                     chain.verdict, chain.done = verdict, True
+                    chain.confidence = verdict_confidence(completion, "answer")
                 elif sentence is None or len(chain.thoughts) + 1 >= self.max_sentences:
                     chain.done = True  # unparsable step or sentence cap: the reader decides below
                     if sentence:
@@ -105,6 +107,7 @@ class IRCoT:
             verdicts.append(Verdict(
                 id=chain.item.id, triple=chain.item.triple,
                 verdict=reader.verdict if reader else chain.verdict, method=self.name, gold=chain.item.label,
+                confidence=reader.confidence if reader else chain.confidence,
                 evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in chain.pool],
                 search_calls=chain.searches,
                 prompt_tokens=chain.prompt_tokens + (reader.prompt_tokens if reader else 0),

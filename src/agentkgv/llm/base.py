@@ -7,6 +7,7 @@ advances many claims one step at a time and a local model is several times faste
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -54,6 +55,20 @@ class Completion:
     completion_tokens: int
     latency_s: float
     finish_reason: FinishReason
+    # Log-probability of each generated token under the distribution it was drawn from (after the schema
+    # mask), and where each token starts in `text`; None when the backend does not report them.
+    token_logprobs: tuple[float, ...] | None = None
+    token_offsets: tuple[int, ...] | None = None
+
+    def probability_at(self, char_index: int) -> float | None:
+        """Probability of the token that produced the character at `char_index` of the text."""
+        if self.token_logprobs is None or self.token_offsets is None:
+            return None
+        for i, start in enumerate(self.token_offsets):
+            end = self.token_offsets[i + 1] if i + 1 < len(self.token_offsets) else len(self.text)
+            if start <= char_index < end:
+                return math.exp(self.token_logprobs[i])
+        return None
 
 
 class LLM(Protocol):

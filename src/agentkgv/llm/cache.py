@@ -17,9 +17,9 @@ from pathlib import Path
 
 from agentkgv.llm.base import LLM, Completion, GenerationConfig, JsonSchema, Prompt
 
-_SCHEMA = """CREATE TABLE IF NOT EXISTS completions (
-    key TEXT PRIMARY KEY, text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL, finish_reason TEXT NOT NULL)"""
+# v2 adds the token log-probabilities (JSON), which verdict confidences are read from.
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS completions_v2 (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
+           "completion_tokens INTEGER, finish_reason TEXT, tokens TEXT)")
 
 
 def cache_key(model: str, prompt: Prompt, config: GenerationConfig, json_schema: JsonSchema | None) -> str:
@@ -58,12 +58,21 @@ class CachedLLM:
             self._db.close()
 
     def _lookup(self, keys: list[str]) -> dict[str, Completion]:
-        query = "SELECT text, prompt_tokens, completion_tokens, finish_reason FROM completions WHERE key = ?"
+        query = ("SELECT text, prompt_tokens, completion_tokens, finish_reason, tokens FROM completions_v2 "
+                 "WHERE key = ?")
         with self._lock:
             rows = {key: self._db.execute(query, (key,)).fetchone() for key in keys}
-        return {key: Completion(row[0], row[1], row[2], 0.0, row[3]) for key, row in rows.items() if row}
+        return {key: _completion(row) for key, row in rows.items() if row}
 
     def _store(self, completions: dict[str, Completion]) -> None:
-        rows = [(key, c.text, c.prompt_tokens, c.completion_tokens, c.finish_reason) for key, c in completions.items()]
+        rows = [(key, c.text, c.prompt_tokens, c.completion_tokens, c.finish_reason,
+                 json.dumps([c.token_logprobs, c.token_offsets]) if c.token_logprobs is not None else None)
+                for key, c in completions.items()]
         with self._lock, self._db:
-            self._db.executemany("INSERT OR REPLACE INTO completions VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO completions_v2 VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+
+def _completion(row: tuple) -> Completion:
+    logprobs, offsets = json.loads(row[4]) if row[4] else (None, None)
+    return Completion(row[0], row[1], row[2], 0.0, row[3],
+                      tuple(logprobs) if logprobs is not None else None, tuple(offsets) if offsets is not None else None)

@@ -89,7 +89,8 @@ class TransformersLLM:
         batch = self.tokenizer([self.render(p) for p in prompts], return_tensors="pt", padding=True,
                                add_special_tokens=False)
         settings = HFGenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=not config.greedy,
-                                      pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self._stop_ids)
+                                      pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self._stop_ids,
+                                      output_scores=True, return_dict_in_generate=True)
         if not config.greedy:
             settings.temperature, settings.top_p, settings.top_k = config.temperature, config.top_p, None
         processors = LogitsProcessorList([self._constraint(json_schema)] if json_schema is not None else [])
@@ -99,20 +100,26 @@ class TransformersLLM:
             if config.seed is not None:
                 torch.manual_seed(config.seed)
             output = self.model.generate(**batch, generation_config=settings, logits_processor=processors)
+            # Scores are the final ones (after the schema mask and any sampling warpers), so these are the
+            # probabilities the tokens were actually chosen with: the verdict token's is the confidence.
+            logprobs = self.model.compute_transition_scores(output.sequences, output.scores, normalize_logits=True)
         latency = time.perf_counter() - start
-        new_tokens = output[:, batch.input_ids.shape[1]:].tolist()
+        new_tokens = output.sequences[:, batch.input_ids.shape[1]:].tolist()
         prompt_tokens = batch.attention_mask.sum(dim=1).tolist()
-        return [self._completion(tokens, n_prompt, latency)
-                for tokens, n_prompt in zip(new_tokens, prompt_tokens, strict=True)]
+        return [self._completion(tokens, n_prompt, latency, row_logprobs)
+                for tokens, n_prompt, row_logprobs in zip(new_tokens, prompt_tokens, logprobs.tolist(), strict=True)]
 
-    def _completion(self, tokens: list[int], prompt_tokens: int, latency: float) -> Completion:
+    def _completion(self, tokens: list[int], prompt_tokens: int, latency: float,
+                    logprobs: list[float]) -> Completion:
         # Rows that stopped early are padded to the batch's length; the answer ends at the first stop token.
         stop = next((i for i, token in enumerate(tokens) if token in self._stop_ids), None)
         answer = tokens if stop is None else tokens[:stop]
+        offsets = tuple(len(self.tokenizer.decode(answer[:i], skip_special_tokens=True)) for i in range(len(answer)))
         return Completion(text=self.tokenizer.decode(answer, skip_special_tokens=True),
                           prompt_tokens=int(prompt_tokens),
                           completion_tokens=len(tokens) if stop is None else stop + 1,
-                          latency_s=latency, finish_reason="length" if stop is None else "stop")
+                          latency_s=latency, finish_reason="length" if stop is None else "stop",
+                          token_logprobs=tuple(logprobs[:len(answer)]), token_offsets=offsets)
 
     def _constraint(self, json_schema: JsonSchema):
         import xgrammar
