@@ -305,34 +305,17 @@ def test_predicate_words():
 # --- bad input ---------------------------------------------------------------------------------------
 
 
-def test_broken_json_line_names_file_and_line(tmp_path):
-    path = _write(tmp_path, "broken.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": \n')
-    with pytest.raises(DataError, match=r"broken\.jsonl:2: not valid JSON"):
-        list(read_triples(path))
-
-
-def test_missing_field_is_named(tmp_path):
-    path = _write(tmp_path, "short.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": "b"}\n')
-    with pytest.raises(DataError, match=r"short\.jsonl:2: field 'object': missing or empty"):
-        list(read_triples(path))
-
-
-def test_bad_label_is_named(tmp_path):
-    path = _write(tmp_path, "labels.jsonl", '{"s": "a", "p": "b", "o": "c", "label": "maybe"}\n')
-    with pytest.raises(DataError, match=r"labels\.jsonl:1: field 'label'"):
-        list(read_triples(path))
-
-
-def test_csv_missing_column(tmp_path):
-    path = _write(tmp_path, "cols.csv", "subject,predicate\nA,b\n")
-    with pytest.raises(DataError, match=r"cols\.csv:1: field 'object': header has no 'object' or 'o' column"):
-        list(read_triples(path))
-
-
-def test_csv_empty_cell_names_line(tmp_path):
-    path = _write(tmp_path, "cells.csv", "s,p,o\nA,b,C\nA,,C\n")
-    with pytest.raises(DataError, match=r"cells\.csv:3: field 'predicate'"):
-        list(read_triples(path))
+@pytest.mark.parametrize("name,content,message", [
+    ("broken.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": \n', r"broken\.jsonl:2: not valid JSON"),
+    ("short.jsonl", '{"s": "a", "p": "b", "o": "c"}\n{"s": "a", "p": "b"}\n',
+     r"short\.jsonl:2: field 'object': missing or empty"),
+    ("labels.jsonl", '{"s": "a", "p": "b", "o": "c", "label": "maybe"}\n', r"labels\.jsonl:1: field 'label'"),
+    ("cols.csv", "subject,predicate\nA,b\n", r"cols\.csv:1: field 'object': header has no 'object' or 'o' column"),
+    ("cells.csv", "s,p,o\nA,b,C\nA,,C\n", r"cells\.csv:3: field 'predicate'"),
+])
+def test_bad_user_file_names_file_line_and_field(tmp_path, name, content, message):
+    with pytest.raises(DataError, match=message):
+        list(read_triples(_write(tmp_path, name, content)))
 
 
 def test_malformed_ntriples_names_line(tmp_path):

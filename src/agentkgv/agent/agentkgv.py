@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pydantic import BaseModel, Field
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
-from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.agent.base import EvidenceRef, Tally, Verdict
 from agentkgv.agent.lexical import mentions
 from agentkgv.agent.prompts import action_schema, agent_state
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
@@ -40,7 +40,7 @@ class AgentConfig(BaseModel):
 
 
 @dataclass
-class Trajectory:
+class Trajectory(Tally):
     """One triple's run so far: the state the next turn is built from, and the record of every turn."""
 
     item: LabeledTriple
@@ -49,13 +49,6 @@ class Trajectory:
     last_query: str | None = None
     last_hits: list[Hit] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)
-    verdict: bool | None = None
-    confidence: float | None = None
-    done: bool = False
-    searches: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
 
 
 class AgentKGV:
@@ -93,8 +86,7 @@ class AgentKGV:
         searching: list[tuple[Trajectory, Action]] = []
         for trajectory, messages, completion in zip(active, prompts, completions):
             action = parse_action(completion.text)
-            trajectory.prompt_tokens += completion.prompt_tokens
-            trajectory.completion_tokens += completion.completion_tokens
+            trajectory.charge(completion.prompt_tokens, completion.completion_tokens)
             trajectory.turns.append({
                 "turn": len(trajectory.turns) + 1, "messages": messages, "action_text": completion.text,
                 "action": asdict(action), "finish_reason": completion.finish_reason,
@@ -136,8 +128,7 @@ class AgentKGV:
             [SummaryRequest(t.item.triple, t.summary, t.last_query, t.last_hits) for t in folding])
         for trajectory, result in zip(folding, results):
             trajectory.summary = result.summary
-            trajectory.prompt_tokens += result.prompt_tokens
-            trajectory.completion_tokens += result.completion_tokens
+            trajectory.charge(result.prompt_tokens, result.completion_tokens)
         hits = self.retriever.search([a.query for _, a in searching], self.config.top_k)
         for (trajectory, action), found in zip(searching, hits):
             trajectory.searches += 1

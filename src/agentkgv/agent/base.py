@@ -43,6 +43,23 @@ class Verdict:
         return Verdict(**record)
 
 
+@dataclass(kw_only=True)
+class Tally:
+    """What a multi-step method accumulates for one triple while it runs."""
+
+    verdict: bool | None = None
+    confidence: float | None = None
+    done: bool = False
+    searches: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def charge(self, prompt_tokens: int, completion_tokens: int) -> None:
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+
+
 class Verifier(Protocol):
     """Verifies a batch of triples. A batch lets LLM methods step several triples through the model at once."""
 

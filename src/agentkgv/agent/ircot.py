@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from agentkgv.agent.actions import parse_field, parse_verdict, verdict_confidence
-from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.agent.base import EvidenceRef, Tally, Verdict
 from agentkgv.agent.baselines import read_verdicts
 from agentkgv.agent.prompts import ircot_prompt, ircot_schema, reader_prompt
 from agentkgv.data.records import LabeledTriple
@@ -21,18 +21,11 @@ from agentkgv.retrieval.base import Hit, Retriever
 
 
 @dataclass
-class _Chain:
+class _Chain(Tally):
     item: LabeledTriple
     pool: list[Hit] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)
-    verdict: bool | None = None
-    confidence: float | None = None
-    done: bool = False
-    searches: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
 
     def add(self, hits: list[Hit], cap: int) -> None:
         seen = {h.passage.id for h in self.pool}
@@ -69,8 +62,7 @@ class IRCoT:
             for chain, messages, completion in zip(active, prompts, completions):
                 sentence = parse_field(completion.text, "sentence")
                 verdict, _ = parse_verdict(completion.text)
-                chain.prompt_tokens += completion.prompt_tokens
-                chain.completion_tokens += completion.completion_tokens
+                chain.charge(completion.prompt_tokens, completion.completion_tokens)
                 chain.turns.append({"turn": len(chain.turns) + 1, "messages": messages,
                                     "action_text": completion.text, "retrieved": [h.passage.id for h in chain.pool]})
                 if verdict is not None:
