@@ -297,6 +297,29 @@ class _WithoutTrajectories:
         return verdicts
 
 
+@app.command("bench-summarizer")
+def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives to draw requests from.")] = 60,
+                             split: str = "test_long_tail", retriever: RetrieverOpt = "bm25",
+                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """The LLM and extractive summarizers on the same retrieval results: cost and fact retention."""
+    from agentkgv.agent.factory import paraphrase_table
+    from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer
+    from agentkgv.eval.summary_bench import compare, summary_requests
+    from agentkgv.llm.factory import build_llm
+
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    examples = balanced_subset(load_split(ws.benchmark, split), 2 * count)
+    requests = summary_requests(examples, ensure_retriever(ws, retriever, DEFAULT_EMBEDDING_MODEL),
+                                paraphrase_table(load_predicates(ws.data)))
+    settings = run_config(config)
+    rows = [compare(ExtractiveSummarizer(), requests), compare(LLMSummarizer(build_llm(settings.llm)), requests)]
+    print_table(f"Summarizers on {len(requests)} first-turn results holding the gold evidence ({split})",
+                ["Summarizer", "Requests", "Keeps object", "Mean chars", "s/summary", "Tokens/summary"],
+                [[r.summarizer, str(r.requests), f"{r.keeps_object:.3f}", f"{r.mean_chars:.0f}",
+                  f"{r.seconds_per_summary:.3f}", f"{r.tokens_per_summary:.0f}"] for r in rows])
+
+
 @app.command()
 def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per test split (a fixed balanced subset).")] = 20) -> None:
