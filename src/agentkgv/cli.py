@@ -320,6 +320,34 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
                   f"{r.seconds_per_summary:.3f}", f"{r.tokens_per_summary:.0f}"] for r in rows])
 
 
+@app.command("bench-throughput")
+def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples per measurement.")] = 16,
+                             batch_sizes: Annotated[list[int], typer.Option("--batch-size")] = [1, 8],
+                             method: str = "agentkgv", split: str = "test_long_tail", retriever: RetrieverOpt = "bm25",
+                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real."""
+    from agentkgv.llm.factory import build_llm
+
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    items = [e.as_labeled() for e in balanced_subset(load_split(ws.benchmark, split), count)]
+    settings = run_config(config, method)
+    settings.llm.cache = False
+    verifier = make_verifier(settings, ws, retriever, DEFAULT_EMBEDDING_MODEL, build_llm(settings.llm))
+    verifier.verify(items[:1])  # warm-up: first-call compilation and allocation are not throughput
+    rows = []
+    for size in batch_sizes:
+        started = time.perf_counter()
+        verdicts = [v for offset in range(0, len(items), size) for v in verifier.verify(items[offset:offset + size])]
+        elapsed = time.perf_counter() - started
+        n = len(verdicts)
+        rows.append([str(size), str(n), f"{n / elapsed:.3f}", f"{elapsed / n:.2f}",
+                     f"{sum(v.prompt_tokens for v in verdicts) / n:.0f}", f"{sum(v.completion_tokens for v in verdicts) / n:.0f}",
+                     f"{sum(v.search_calls for v in verdicts) / n:.2f}"])
+    print_table(f"{method} throughput ({split}, {settings.llm.backend}:{settings.llm.model})",
+                ["Batch", "Triples", "Triples/s", "s/triple", "Prompt tok", "Compl. tok", "Searches"], rows)
+
+
 @app.command()
 def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per test split (a fixed balanced subset).")] = 20) -> None:
