@@ -176,3 +176,17 @@ def test_extractive_summary_keeps_relevant_sentences(small_bm25):
     assert result.summary.startswith("earlier. [Allan Peiper born]") and "Peiper" in result.summary
     assert len(result.summary) <= 302
     assert show_passages([], 10) == "(no passages found)"
+
+
+def test_confidence_sums_every_spelling_of_the_verdict():
+    from agentkgv.agent.actions import verdict_confidence
+
+    text = '{"reasoning": "r", "verdict": "true"}'
+    value_at = text.index('true"')
+    offsets = (0, value_at - 1, value_at, value_at + 4)  # '{"reasoning"...', '"', 'true', '"}'
+    step = (("true", -0.9), ("tr", -1.6), ("false", -1.2), ("f", -3.0))
+    completion = Completion(text, 1, 4, 0.0, "stop", offsets, ((), (), step, ()))
+    import math
+    true_mass, false_mass = math.exp(-0.9) + math.exp(-1.6), math.exp(-1.2) + math.exp(-3.0)
+    assert verdict_confidence(completion) == pytest.approx(true_mass / (true_mass + false_mass))
+    assert verdict_confidence(Completion(text, 1, 4, 0.0, "stop")) is None

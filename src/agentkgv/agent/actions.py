@@ -8,6 +8,7 @@ benchmark scores as negative and GRPO rewards with -0.5.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -75,10 +76,23 @@ def parse_field(text: str, field: str) -> str | None:
 
 
 def verdict_confidence(completion: Completion, field: str = "verdict") -> float | None:
-    """The probability the model gave its verdict token, under the schema-constrained distribution.
+    """P(the verdict the model gave), from the alternatives at the step that wrote it.
 
-    With decoding constrained to "true" or "false" at that point, this is P(chosen verdict) renormalised
-    over the two. None when the backend reports no token probabilities or there is no verdict.
+    A verdict can be spelled by several tokens (`t`, `tr`, `true`), so each alternative counts toward the
+    verdict whose word it begins, and the chosen verdict's share of the two is the confidence.
+    None when the backend reports no alternatives or there is no verdict.
     """
-    match = re.search(rf'"{field}"\s*:\s*"', completion.text)
-    return None if match is None else completion.probability_at(match.end())
+    match = re.search(rf'"{field}"\s*:\s*"(true|false)', completion.text)
+    if match is None:
+        return None
+    alternatives = completion.alternatives_at(match.start(1))
+    if not alternatives:
+        return None
+    mass = {"true": 0.0, "false": 0.0}
+    for text, logprob in alternatives:
+        word = text.lstrip('" ')
+        for verdict in mass:
+            if word and verdict.startswith(word) or word.startswith(verdict):
+                mass[verdict] += math.exp(logprob)
+    total = mass["true"] + mass["false"]
+    return mass[match.group(1)] / total if total > 0 else None

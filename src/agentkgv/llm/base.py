@@ -7,7 +7,6 @@ advances many claims one step at a time and a local model is several times faste
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -55,19 +54,20 @@ class Completion:
     completion_tokens: int
     latency_s: float
     finish_reason: FinishReason
-    # Log-probability of each generated token under the distribution it was drawn from (after the schema
-    # mask), and where each token starts in `text`; None when the backend does not report them.
-    token_logprobs: tuple[float, ...] | None = None
+    # Per generated token: where it starts in `text`, and the most likely alternatives at that step as
+    # (token text, log-probability) under the distribution it was drawn from, i.e. after the schema mask
+    # (the shape of OpenAI's `top_logprobs`). None when the backend does not report them.
     token_offsets: tuple[int, ...] | None = None
+    top_alternatives: tuple[tuple[tuple[str, float], ...], ...] | None = None
 
-    def probability_at(self, char_index: int) -> float | None:
-        """Probability of the token that produced the character at `char_index` of the text."""
-        if self.token_logprobs is None or self.token_offsets is None:
+    def alternatives_at(self, char_index: int) -> tuple[tuple[str, float], ...] | None:
+        """The alternatives of the step whose token produced the character at `char_index`."""
+        if self.token_offsets is None or self.top_alternatives is None:
             return None
         for i, start in enumerate(self.token_offsets):
             end = self.token_offsets[i + 1] if i + 1 < len(self.token_offsets) else len(self.text)
             if start <= char_index < end:
-                return math.exp(self.token_logprobs[i])
+                return self.top_alternatives[i]
         return None
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from agentkgv.llm.base import LLM, Completion, GenerationConfig, JsonSchema, Prompt
 
-# v2 adds the token log-probabilities (JSON), which verdict confidences are read from.
-_SCHEMA = ("CREATE TABLE IF NOT EXISTS completions_v2 (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
+# v3 holds each token's offset and top alternatives (JSON), which verdict confidences are read from.
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS completions_v3 (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
            "completion_tokens INTEGER, finish_reason TEXT, tokens TEXT)")
 
 
@@ -58,7 +58,7 @@ class CachedLLM:
             self._db.close()
 
     def _lookup(self, keys: list[str]) -> dict[str, Completion]:
-        query = ("SELECT text, prompt_tokens, completion_tokens, finish_reason, tokens FROM completions_v2 "
+        query = ("SELECT text, prompt_tokens, completion_tokens, finish_reason, tokens FROM completions_v3 "
                  "WHERE key = ?")
         with self._lock:
             rows = {key: self._db.execute(query, (key,)).fetchone() for key in keys}
@@ -66,13 +66,15 @@ class CachedLLM:
 
     def _store(self, completions: dict[str, Completion]) -> None:
         rows = [(key, c.text, c.prompt_tokens, c.completion_tokens, c.finish_reason,
-                 json.dumps([c.token_logprobs, c.token_offsets]) if c.token_logprobs is not None else None)
+                 json.dumps([c.token_offsets, c.top_alternatives]) if c.top_alternatives is not None else None)
                 for key, c in completions.items()]
         with self._lock, self._db:
-            self._db.executemany("INSERT OR REPLACE INTO completions_v2 VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO completions_v3 VALUES (?, ?, ?, ?, ?, ?)", rows)
 
 
 def _completion(row: tuple) -> Completion:
-    logprobs, offsets = json.loads(row[4]) if row[4] else (None, None)
-    return Completion(row[0], row[1], row[2], 0.0, row[3],
-                      tuple(logprobs) if logprobs is not None else None, tuple(offsets) if offsets is not None else None)
+    if not row[4]:
+        return Completion(row[0], row[1], row[2], 0.0, row[3])
+    offsets, alternatives = json.loads(row[4])
+    return Completion(row[0], row[1], row[2], 0.0, row[3], tuple(offsets),
+                      tuple(tuple((text, value) for text, value in step) for step in alternatives))

@@ -19,6 +19,9 @@ from transformers import GenerationConfig as HFGenerationConfig
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
 from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_model_path
 
+# Enough to hold every spelling of both verdicts that the schema mask leaves open at the verdict step.
+TOP_ALTERNATIVES = 8
+
 
 def native_bf16() -> bool:
     """Whether the CPU multiplies bf16 in hardware (avx512_bf16 or AMX), where bf16 is ~3x faster than fp32.
@@ -100,26 +103,30 @@ class TransformersLLM:
             if config.seed is not None:
                 torch.manual_seed(config.seed)
             output = self.model.generate(**batch, generation_config=settings, logits_processor=processors)
-            # Scores are the final ones (after the schema mask and any sampling warpers), so these are the
-            # probabilities the tokens were actually chosen with: the verdict token's is the confidence.
-            logprobs = self.model.compute_transition_scores(output.sequences, output.scores, normalize_logits=True)
+            # Scores are the final ones (after the schema mask and any sampling warpers): the probabilities
+            # the tokens were actually chosen from, which verdict confidences are read off.
+            top = [torch.log_softmax(step.float(), dim=-1).topk(TOP_ALTERNATIVES, dim=-1) for step in output.scores]
         latency = time.perf_counter() - start
         new_tokens = output.sequences[:, batch.input_ids.shape[1]:].tolist()
         prompt_tokens = batch.attention_mask.sum(dim=1).tolist()
-        return [self._completion(tokens, n_prompt, latency, row_logprobs)
-                for tokens, n_prompt, row_logprobs in zip(new_tokens, prompt_tokens, logprobs.tolist(), strict=True)]
+        return [self._completion(tokens, n_prompt, latency, [(step.values[row], step.indices[row]) for step in top])
+                for row, (tokens, n_prompt) in enumerate(zip(new_tokens, prompt_tokens, strict=True))]
 
     def _completion(self, tokens: list[int], prompt_tokens: int, latency: float,
-                    logprobs: list[float]) -> Completion:
+                    top: list[tuple[torch.Tensor, torch.Tensor]]) -> Completion:
         # Rows that stopped early are padded to the batch's length; the answer ends at the first stop token.
         stop = next((i for i, token in enumerate(tokens) if token in self._stop_ids), None)
         answer = tokens if stop is None else tokens[:stop]
         offsets = tuple(len(self.tokenizer.decode(answer[:i], skip_special_tokens=True)) for i in range(len(answer)))
+        alternatives = tuple(
+            tuple((self.tokenizer.decode([token]), value) for value, token in zip(values.tolist(), ids.tolist())
+                  if value > float("-inf"))
+            for values, ids in top[:len(answer)])
         return Completion(text=self.tokenizer.decode(answer, skip_special_tokens=True),
                           prompt_tokens=int(prompt_tokens),
                           completion_tokens=len(tokens) if stop is None else stop + 1,
                           latency_s=latency, finish_reason="length" if stop is None else "stop",
-                          token_logprobs=tuple(logprobs[:len(answer)]), token_offsets=offsets)
+                          token_offsets=offsets, top_alternatives=alternatives)
 
     def _constraint(self, json_schema: JsonSchema):
         import xgrammar
