@@ -20,18 +20,16 @@ from agentkgv.data.user_formats import SUPPORTED_FORMATS, predicate_words, read_
 from agentkgv.paths import data_dir
 
 DATA = data_dir()
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"data folder {DATA} not found (set AGENTKGV_DATA)")
 
 
 @pytest.fixture(scope="module")
-def predicates():
-    return load_predicates(DATA)
+def predicates(data):
+    return load_predicates(data)
 
 
 # --- predicates and LAMA (existing loaders) ---------------------------------------------------------
 
 
-@needs_data
 def test_predicate_p19_has_label_aliases_and_paraphrases(predicates):
     p19 = predicates["P19"]
     assert p19.label == "place of birth"
@@ -51,7 +49,6 @@ def test_restore_sentence():
     )
 
 
-@needs_data
 def test_lama_evidence_facts_are_restored(predicates):
     assert len(relations_with_evidence(DATA)) == 24
     facts = list(iter_evidence_facts(DATA, "P19", predicates["P19"].label))
@@ -67,7 +64,6 @@ def test_lama_evidence_facts_are_restored(predicates):
 # --- T-REx JSON (REBEL sample and the T-REx format sample) ------------------------------------------
 
 
-@needs_data
 def test_rebel_documents():
     documents = list(iter_trex_documents(DATA / "rebel" / "sample.jsonl", "rebel"))
     facts = [fact for document in documents for fact in document.facts]
@@ -90,7 +86,6 @@ def test_rebel_documents():
     assert fact.evidences == (journal.sentences[1],)
 
 
-@needs_data
 def test_trex_format_sample_uses_sentence_boundaries_and_label_fallback():
     labels = {"P37": "official language"}
     documents = list(iter_trex_documents(DATA / "trex_format" / "sample-output.json", "trex", labels))
@@ -117,7 +112,6 @@ def test_split_sentences_keeps_abbreviations_and_initials():
 _TEKGEN_ONTOLOGIES = "movie music sport book military computer space politics nature culture".split()
 
 
-@needs_data
 def test_tekgen_sentences_and_facts():
     passages = list(iter_tekgen_sentences(DATA))
     assert len(passages) == len({p.id for p in passages}) == 12134
@@ -141,7 +135,6 @@ def test_repair_mojibake_leaves_good_text_alone():
 # --- FewRel ------------------------------------------------------------------------------------------
 
 
-@needs_data
 def test_fewrel(predicates):
     labels = {pid: info.label for pid, info in predicates.items()}
     facts = list(iter_fewrel(DATA, labels))
@@ -164,7 +157,6 @@ def test_detokenize():
 # --- Re-DocRED ---------------------------------------------------------------------------------------
 
 
-@needs_data
 def test_redocred(predicates):
     labels = {pid: info.label for pid, info in predicates.items()}
     documents = list(iter_redocred_documents(DATA, labels))
@@ -187,7 +179,6 @@ def test_redocred(predicates):
 # --- FactBench ---------------------------------------------------------------------------------------
 
 
-@needs_data
 def test_factbench_facts():
     facts = {fact.id: fact for fact in iter_factbench(DATA)}
     assert len(facts) == 12060
@@ -203,7 +194,6 @@ def test_factbench_facts():
     assert facts["wrong_range_death_00000"].label is False
 
 
-@needs_data
 def test_factbench_passages():
     passages = list(islice(iter_factbench_passages(DATA, words_per_passage=120), 400))
     assert len(passages) == 400

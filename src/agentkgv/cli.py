@@ -17,12 +17,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from agentkgv.data.benchmark import SPLITS, BenchmarkConfig, build_benchmark, load_split, load_stats
+from agentkgv.data.benchmark import SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, build_benchmark, load_split, load_stats
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import load_predicates
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
-from agentkgv.eval.report import HEADERS, ResultRow, per_predicate, row_cells, save_report, summarize
+from agentkgv.eval.report import HEADERS, ResultRow, markdown_table, per_predicate, row_cells, save_report, summarize
 from agentkgv.eval.retrieval_bench import recall_at_k
 from agentkgv.eval.runner import run_verifier
 from agentkgv.eval.subsets import balanced_subset
@@ -40,7 +40,7 @@ CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKG
 RetrieverOpt = Annotated[str, typer.Option("--retriever", help="bm25, dense or hybrid.")]
 EmbeddingOpt = Annotated[str, typer.Option("--embedding-model",
                                            help="'minilm' (offline default) or a sentence-transformers name/path.")]
-TEST_SPLITS = ("test_long_tail", "test_unseen")
+TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
 
 
 def main() -> None:
@@ -171,8 +171,9 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
     """Recall@k of the gold evidence for each query form, per retriever and test split."""
     ws = Workspace(data_dir, cache_dir)
     ensure_benchmark(ws)
-    predicates = load_predicates(ws.data)
-    paraphrases = {pid: (info.paraphrases() or [info.label])[0] for pid, info in predicates.items()}
+    from agentkgv.agent.factory import paraphrase_table
+
+    paraphrases = paraphrase_table(load_predicates(ws.data))
     rows = []
     for kind in retrievers:
         retriever = ensure_retriever(ws, kind, embedding_model)
@@ -183,8 +184,7 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
     headers = ["Retriever", "Split", "Query form", f"Recall@{k}", "Queries", "Queries/s"]
     print_table("Gold-evidence recall", headers, cells)
     if out:
-        out.write_text("| " + " | ".join(headers) + " |\n|" + "---|" * len(headers) + "\n"
-                       + "".join("| " + " | ".join(c) + " |\n" for c in cells))
+        out.write_text(markdown_table(headers, cells))
 
 
 BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="transformers, llamacpp or openai.")]
@@ -200,11 +200,11 @@ def run_config(path: Path | None, method: str | None = None, backend: str | None
     from agentkgv.agent.factory import RunConfig
 
     config = RunConfig.load(path) if path else RunConfig()
-    llm_updates = {k: v for k, v in {"backend": backend, "model": model, "adapter": adapter,
-                                      "base_url": base_url}.items() if v is not None}
-    updates = {k: v for k, v in {"method": method, "summarizer": summarizer}.items() if v is not None}
-    updates["llm"] = config.llm.model_copy(update=llm_updates)
-    return RunConfig.model_validate({**config.model_dump(), **updates, "llm": updates["llm"].model_dump()})
+    llm = {k: v for k, v in {"backend": backend, "model": model, "adapter": adapter, "base_url": base_url}.items()
+           if v is not None}
+    top = {k: v for k, v in {"method": method, "summarizer": summarizer}.items() if v is not None}
+    # Validated again, so a mistyped option value fails here with pydantic's message.
+    return RunConfig.model_validate({**config.model_dump(), **top, "llm": {**config.llm.model_dump(), **llm}})
 
 
 def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None):

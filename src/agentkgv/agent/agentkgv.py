@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Tally, Verdict
+from agentkgv.agent.combinations import paraphrases_of
 from agentkgv.agent.lexical import mentions
 from agentkgv.agent.prompts import action_schema, agent_state
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
@@ -67,8 +68,7 @@ class AgentKGV:
         return GenerationConfig(max_new_tokens=c.max_new_tokens, temperature=c.temperature, seed=c.seed)
 
     def start(self, item: LabeledTriple) -> Trajectory:
-        key = item.triple.predicate_id or item.triple.predicate
-        return Trajectory(item, list(self.paraphrases.get(key, [])))
+        return Trajectory(item, paraphrases_of(self.paraphrases, item.triple))
 
     def state(self, trajectory: Trajectory) -> list[dict]:
         turn = len(trajectory.turns) + 1

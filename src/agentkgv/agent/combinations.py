@@ -17,6 +17,11 @@ COMBINATIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+def paraphrases_of(table: dict[str, list[str]], triple: Triple) -> list[str]:
+    """p' candidates for a triple: by predicate id, else by label (user graphs often carry labels only)."""
+    return list(table.get(triple.predicate_id or triple.predicate, []))
+
+
 def compose_query(triple: Triple, combination: str, paraphrase: str | None = None) -> str:
     """The plain query of a combination: its parts joined by spaces (`Hamlet author Shakespeare`)."""
     parts = {"s": triple.subject, "p": triple.predicate, "p'": paraphrase or triple.predicate, "o": triple.object}

@@ -130,6 +130,7 @@ def mine_hard_negatives(facts: list[Fact], pool: list[tuple[str, str]], pool_vec
         columns[_key(obj_label)].append(column)
         if obj_id:
             columns[obj_id].append(column)
+    variants: dict[str, list[int]] = {}  # object label -> pool columns that are surface variants of it
     pairs = []
     for row, fact in enumerate(facts):
         predicate = fact.triple.predicate_id or fact.triple.predicate
@@ -139,9 +140,10 @@ def mine_hard_negatives(facts: list[Fact], pool: list[tuple[str, str]], pool_vec
         scores = similarities[row].copy()
         for key in excluded:
             scores[columns.get(key, [])] = -np.inf
-        for column, (_, obj_label) in enumerate(pool):
-            if is_surface_variant(obj_label, fact.triple.object):
-                scores[column] = -np.inf
+        if fact.triple.object not in variants:  # objects repeat across facts; check the pool once each
+            variants[fact.triple.object] = [column for column, (_, label) in enumerate(pool)
+                                            if is_surface_variant(label, fact.triple.object)]
+        scores[variants[fact.triple.object]] = -np.inf
         best = int(np.argmax(scores)) if len(scores) else -1
         if best < 0 or not np.isfinite(scores[best]):
             pairs.append(Pair(fact, None, float("nan")))

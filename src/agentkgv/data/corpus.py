@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from agentkgv.data.factbench import chunk_text, iter_factbench_passages
 from agentkgv.data.fewrel import iter_fewrel
-from agentkgv.data.jsonl import read_jsonl, write_jsonl
+from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.lama import iter_evidence_facts, relations_with_evidence
 from agentkgv.data.records import Passage
 from agentkgv.data.redocred import iter_redocred_documents
@@ -92,16 +92,16 @@ def build_corpus(data_dir: Path, out_path: Path, config: CorpusConfig,
     """Write the corpus as JSONL; returns passages per source family."""
     counts: Counter = Counter()
 
-    def records():
-        for passage in iter_corpus(data_dir, config):
+    def counted():
+        for total, passage in enumerate(iter_corpus(data_dir, config), start=1):
             counts[passage.source.split(":")[0]] += 1
-            if sum(counts.values()) % 5000 == 0:
-                progress(sum(counts.values()))
-            yield {"id": passage.id, "text": passage.text, "title": passage.title, "source": passage.source}
+            if total % 5000 == 0:
+                progress(total)
+            yield passage
 
-    write_jsonl(out_path, records())
+    write_passages(out_path, counted())
     return counts
 
 
 def load_corpus(path: Path) -> list[Passage]:
-    return [Passage(**record) for _, record in read_jsonl(path)]
+    return read_passages(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -63,10 +64,14 @@ def row_cells(row: ResultRow) -> list[str]:
             f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}", f"{row.seconds:.3f}", str(row.unparsable)]
 
 
-def to_markdown(rows: list[ResultRow]) -> str:
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    lines += ["| " + " | ".join(row_cells(row)) + " |" for row in rows]
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def to_markdown(rows: list[ResultRow]) -> str:
+    return markdown_table(HEADERS, [row_cells(row) for row in rows])
 
 
 def save_report(rows: list[ResultRow], out_dir: Path, name: str = "results") -> tuple[Path, Path]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agentkgv.agent.combinations import COMBINATIONS, compose_query
+from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.data.records import Example
 from agentkgv.retrieval.base import Retriever
 
@@ -21,12 +21,12 @@ class RecallRow:
 
 
 def recall_at_k(retriever: Retriever, name: str, split: str, examples: list[Example],
-                paraphrases: dict[str, str], k: int = 5, batch_size: int = 64) -> list[RecallRow]:
+                paraphrases: dict[str, list[str]], k: int = 5, batch_size: int = 64) -> list[RecallRow]:
     """For each combination, the share of positives with a gold passage among the top k."""
     positives = [e for e in examples if e.label and e.gold_passage_ids]
     rows = []
     for combination in COMBINATIONS:
-        queries = [compose_query(e.triple, combination, paraphrases.get(e.triple.predicate_id or ""))
+        queries = [compose_query(e.triple, combination, (paraphrases_of(paraphrases, e.triple) or [None])[0])
                    for e in positives]
         start = time.perf_counter()
         found = 0

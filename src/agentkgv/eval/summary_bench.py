@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agentkgv.agent.combinations import compose_query
+from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.lexical import mentions
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import Example
@@ -31,7 +31,7 @@ def summary_requests(examples: list[Example], retriever: Retriever, paraphrases:
                      k: int = 5) -> list[SummaryRequest]:
     """First-turn results of an (s, p') query, kept only where they hold a gold evidence passage."""
     positives = [e for e in examples if e.label]
-    queries = [compose_query(e.triple, "s,p'", (paraphrases.get(e.triple.predicate_id or "") or [None])[0])
+    queries = [compose_query(e.triple, "s,p'", (paraphrases_of(paraphrases, e.triple) or [None])[0])
                for e in positives]
     requests = []
     for example, query, hits in zip(positives, queries, retriever.search(queries, k)):

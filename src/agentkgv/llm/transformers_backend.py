@@ -105,23 +105,28 @@ class TransformersLLM:
             output = self.model.generate(**batch, generation_config=settings, logits_processor=processors)
             # Scores are the final ones (after the schema mask and any sampling warpers): the probabilities
             # the tokens were actually chosen from, which verdict confidences are read off.
-            top = [torch.log_softmax(step.float(), dim=-1).topk(TOP_ALTERNATIVES, dim=-1) for step in output.scores]
+            top = torch.log_softmax(torch.stack(output.scores, dim=1).float(), dim=-1).topk(TOP_ALTERNATIVES, dim=-1)
         latency = time.perf_counter() - start
         new_tokens = output.sequences[:, batch.input_ids.shape[1]:].tolist()
         prompt_tokens = batch.attention_mask.sum(dim=1).tolist()
-        return [self._completion(tokens, n_prompt, latency, [(step.values[row], step.indices[row]) for step in top])
-                for row, (tokens, n_prompt) in enumerate(zip(new_tokens, prompt_tokens, strict=True))]
+        return [self._completion(tokens, n_prompt, latency, values, ids)
+                for tokens, n_prompt, values, ids in zip(new_tokens, prompt_tokens, top.values.tolist(),
+                                                         top.indices.tolist(), strict=True)]
 
     def _completion(self, tokens: list[int], prompt_tokens: int, latency: float,
-                    top: list[tuple[torch.Tensor, torch.Tensor]]) -> Completion:
+                    top_values: list[list[float]], top_ids: list[list[int]]) -> Completion:
         # Rows that stopped early are padded to the batch's length; the answer ends at the first stop token.
         stop = next((i for i, token in enumerate(tokens) if token in self._stop_ids), None)
         answer = tokens if stop is None else tokens[:stop]
-        offsets = tuple(len(self.tokenizer.decode(answer[:i], skip_special_tokens=True)) for i in range(len(answer)))
+        # Offsets come from decoding each prefix (byte-level tokens only become text in context); one
+        # batched call each for prefixes and alternatives keeps this off the per-token Python path.
+        offsets = tuple(len(text) for text in self.tokenizer.batch_decode(
+            [answer[:i] for i in range(len(answer))], skip_special_tokens=True))
+        names = iter(self.tokenizer.batch_decode([[t] for step in top_ids[:len(answer)] for t in step]))
         alternatives = tuple(
-            tuple((self.tokenizer.decode([token]), value) for value, token in zip(values.tolist(), ids.tolist())
-                  if value > float("-inf"))
-            for values, ids in top[:len(answer)])
+            # `values` first: zip stops on it without pulling the next step's first name from `names`.
+            tuple((name, value) for value, name in zip(values, names) if value > float("-inf"))
+            for values in top_values[:len(answer)])
         return Completion(text=self.tokenizer.decode(answer, skip_special_tokens=True),
                           prompt_tokens=int(prompt_tokens),
                           completion_tokens=len(tokens) if stop is None else stop + 1,

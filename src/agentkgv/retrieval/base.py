@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from agentkgv.data.errors import DataError, require
-from agentkgv.data.jsonl import read_json, read_jsonl, write_jsonl
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import read_json
+from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.records import Passage
 
 PASSAGES_FILE = "passages.jsonl"
@@ -75,17 +76,11 @@ class PassageStore:
         return [Hit(self[row], score, rank) for rank, (row, score) in ranked]
 
     def save(self, index_dir: Path) -> None:
-        write_jsonl(index_dir / PASSAGES_FILE, (asdict(passage) for passage in self._passages))
+        write_passages(index_dir / PASSAGES_FILE, self._passages)
 
     @classmethod
     def load(cls, index_dir: Path) -> PassageStore:
-        path = index_dir / PASSAGES_FILE
-        passages = []
-        for line, record in read_jsonl(path):
-            passages.append(Passage(id=str(require(record, "id", path, line)),
-                                    text=str(require(record, "text", path, line)),
-                                    title=str(record.get("title", "")), source=str(record.get("source", ""))))
-        return cls(passages)
+        return cls(read_passages(index_dir / PASSAGES_FILE))
 
 
 def start_build(index_dir: Path) -> None:
