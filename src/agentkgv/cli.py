@@ -222,6 +222,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
                  adapter: AdapterOpt = None, summarizer: SummarizerOpt = None,
                  label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
+                 cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
                  batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable."""
@@ -233,6 +234,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
     llm = None
     for method in methods:
         settings = run_config(config, method, backend, model, adapter, summarizer)
+        settings.llm.cache = cache
         if llm is None and method != "lexical":
             from agentkgv.llm.factory import build_llm
 
@@ -313,6 +315,7 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
     requests = summary_requests(examples, ensure_retriever(ws, retriever, DEFAULT_EMBEDDING_MODEL),
                                 paraphrase_table(load_predicates(ws.data)))
     settings = run_config(config)
+    settings.llm.cache = False  # a cost measurement: every summary must really be generated
     rows = [compare(ExtractiveSummarizer(), requests), compare(LLMSummarizer(build_llm(settings.llm)), requests)]
     print_table(f"Summarizers on {len(requests)} first-turn results holding the gold evidence ({split})",
                 ["Summarizer", "Requests", "Keeps object", "Mean chars", "s/summary", "Tokens/summary"],
@@ -360,4 +363,5 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     show_benchmark_stats(ws)
     eval_command(methods=["lexical", "agentkgv"], splits=list(TEST_SPLITS), limit=limit, retriever="bm25",
                  embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None, adapter=None,
-                 summarizer=None, label=None, batch_size=8, run_name="demo", data_dir=data_dir, cache_dir=cache_dir)
+                 summarizer=None, label=None, cache=True, batch_size=8, run_name="demo", data_dir=data_dir,
+                 cache_dir=cache_dir)
