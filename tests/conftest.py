@@ -22,6 +22,28 @@ def data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    """A 3M-parameter random Llama with SmolLM2's tokenizer and chat template: the real loading, LoRA and
+    TRL code paths in a fraction of a second."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from agentkgv.llm import gguf_path
+
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    gguf = gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def small_config() -> BenchmarkConfig:
     default = BenchmarkConfig.load()
     return default.model_copy(update={"regimes": SMALL_REGIMES, "positives_per_test_split": 40})

@@ -1,12 +1,10 @@
 """The agent loop: the paper's four-part context, summaries carried over, routing, T and k.
 
 The model here is a scripted double that answers by turn number, so each property is checked exactly;
-the real models run the same loop in test_agent_real.py and in the benchmark runs.
+the real models run the same loop in test_llm_real.py and in the benchmark runs.
 """
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
@@ -15,47 +13,9 @@ from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
 from agentkgv.agent.prompts import clean_passage, show_passages
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.llm.base import Completion
+from scripted import ScriptedLLM, answer, search
 
 TRIPLE = Triple("Allan Peiper", "place of birth", "Alexandra", "P19")
-
-
-class ScriptedLLM:
-    """Returns `script[turn - 1]` for agent prompts (turn read from the prompt) and numbered summaries."""
-
-    name = "scripted"
-
-    def __init__(self, script: list[dict]):
-        self.script = script
-        self.schemas: list[dict] = []
-        self.prompts: list[list[dict]] = []
-        self.summaries = 0
-
-    def generate(self, prompts, config, json_schema=None):
-        out = []
-        for prompt in prompts:
-            self.prompts.append(prompt)
-            self.schemas.append(json_schema)
-            user = prompt[-1]["content"]
-            if "updated summary" in user:
-                self.summaries += 1
-                text = json.dumps({"summary": f"S{self.summaries}"})
-            else:
-                turn = int(user.split("Turn ")[1].split(" ")[0])
-                action = self.script[min(turn, len(self.script)) - 1]
-                if "anyOf" not in json_schema and action["action"] == "search":
-                    action = {"reasoning": "forced", "action": "answer", "verdict": "false"}
-                text = json.dumps(action)
-            out.append(Completion(text, 10, 5, 0.0, "stop"))
-        return out
-
-
-def search(query: str) -> dict:
-    return {"reasoning": "need evidence", "action": "search", "combination": "s,p'", "query": query}
-
-
-def answer(verdict: str) -> dict:
-    return {"reasoning": "settled", "action": "answer", "verdict": verdict}
 
 
 def item() -> LabeledTriple:

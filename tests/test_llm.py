@@ -9,9 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import torch
-from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-from agentkgv.llm import CachedLLM, Completion, GenerationConfig, LLMConfig, Prompt, build_llm, gguf_path
+from agentkgv.llm import CachedLLM, Completion, GenerationConfig, LLMConfig, Prompt, build_llm
 from agentkgv.llm.transformers_backend import TransformersLLM
 
 SCHEMA = {
@@ -35,21 +34,6 @@ def chat(claim: str) -> Prompt:
 
 PROMPTS = [chat("(Paris, capital of, France)"), chat("(Berlin, located in, Spain)"),
            chat("(Marie Curie, award received, Nobel Prize in Physics) -- a longer claim to vary padding")]
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-llama")
-    gguf = gguf_path()
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="module")

@@ -365,3 +365,92 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
                  embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None, adapter=None,
                  summarizer=None, label=None, cache=True, batch_size=8, run_name="demo", data_dir=data_dir,
                  cache_dir=cache_dir)
+
+
+TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
+
+
+def _teacher_logs(run_dir: Path) -> list[Path]:
+    return sorted(run_dir.glob("teacher.s*.jsonl"))
+
+
+@app.command()
+def teacher(triples: Annotated[int, typer.Option(help="Training triples (positives and their hard negatives).")] = 480,
+            samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed.")] = 1,
+            gold_hint: Annotated[bool, typer.Option(help="Show the teacher the gold label (rationalization).")] = True,
+            min_searches: Annotated[int, typer.Option(help="Searches before the teacher may answer.")] = 1,
+            temperature: float = 0.7, seed: int = 13,
+            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
+            base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
+            retriever: RetrieverOpt = "bm25", batch_size: int = 8, run_name: TrainRunOpt = "sft",
+            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
+    from agentkgv.eval.metrics import score
+    from agentkgv.llm.factory import build_llm
+    from agentkgv.train.teacher import TeacherConfig, sample_items, teacher_agent_config, training_draw
+
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    settings = run_config(config, "agentkgv", backend, model, None, None, base_url)
+    plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed,
+                         gold_hint=gold_hint, min_searches=min_searches)
+    examples = training_draw(load_split(ws.benchmark, "train"), plan.triples, plan.seed)
+    run_dir = ws.training / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "teacher.json").write_text(json.dumps({"teacher": plan.model_dump(),
+                                                      "run": settings.model_dump(mode="json")}, indent=2))
+    llm = build_llm(settings.llm)
+    rows = []
+    for sample in range(plan.samples):
+        sample_settings = settings.model_copy(update={"agent": teacher_agent_config(settings.agent, plan, sample)})
+        verifier = make_verifier(sample_settings, ws, retriever, DEFAULT_EMBEDDING_MODEL, llm)
+        items = sample_items(examples, sample)
+        with progress_bar(f"teacher sample {sample}", len(items)) as advance:
+            verdicts = run_verifier(verifier, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
+        scores = score([v.gold for v in verdicts], [v.verdict for v in verdicts])
+        correct = sum(v.verdict is not None and v.verdict == v.gold for v in verdicts)
+        rows.append([str(sample), str(len(verdicts)), f"{correct / len(verdicts):.3f}", f"{scores.macro_f1:.3f}",
+                     f"{sum(v.search_calls for v in verdicts) / len(verdicts):.2f}"])
+    print_table(f"Teacher trajectories ({settings.llm.backend}:{settings.llm.model}) -> {run_dir}",
+                ["Sample", "Triples", "Correct", "Macro-F1", "Searches"], rows)
+
+
+@app.command("sft-data")
+def sft_data_command(run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Build the SFT pairs from the teacher's correct trajectories (the paper's last-turn recipe)."""
+    from agentkgv.eval.runner import load_run
+    from agentkgv.train.sft_data import SFTDataStats, build_examples, check_train_only, forbidden_keys, write_dataset
+
+    ws = Workspace(data_dir, cache_dir)
+    run_dir = ws.training / run_name
+    logs = _teacher_logs(run_dir)
+    if not logs:
+        raise DataError(run_dir, "no teacher trajectories (teacher.s*.jsonl); run `agentkgv teacher` first")
+    verdicts = [v for log in logs for v in load_run(log).values()]
+    tests = [e for split in TEST_SPLITS for e in load_split(ws.benchmark, split)]
+    check_train_only(verdicts, forbidden_keys(tests), set(BenchmarkConfig.load().regimes.unseen))
+    stats = SFTDataStats()
+    examples = build_examples(verdicts, stats)
+    write_dataset(examples, run_dir / "sft.jsonl")
+    print_table(f"SFT data -> {run_dir / 'sft.jsonl'}", ["Trajectories", "Correct", "Dropped (hint leak)",
+                                                          "Routing", "Search", "Judgment", "Examples"],
+                [[str(stats.trajectories), str(stats.correct), str(stats.leaked), str(stats.examples["routing"]),
+                  str(stats.examples["search"]), str(stats.examples["judgment"]), str(len(examples))]])
+
+
+@app.command()
+def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="SFT settings TOML (configs/sft_*.toml).")] = None,
+        threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
+        run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Stage-1 training: LoRA SFT with TRL on the pairs from `sft-data`; resumes from its last checkpoint."""
+    from agentkgv.train.sft import SFTSettings, train_sft
+
+    ws = Workspace(data_dir, cache_dir)
+    run_dir = ws.training / run_name
+    dataset = run_dir / "sft.jsonl"
+    if not dataset.exists():
+        raise DataError(dataset, "missing; run `agentkgv teacher` and `agentkgv sft-data` first")
+    summary = train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads)
+    print_table("SFT run", ["Examples", "Steps", "Minutes", "Peak GiB", "Final loss", "Adapter"],
+                [[str(summary["examples"]), str(summary["steps"]), f"{summary['minutes_this_session']:.1f}",
+                  f"{summary['peak_memory_gib']:.2f}", f"{summary['final_train_loss']:.3f}", summary["adapter"]]])

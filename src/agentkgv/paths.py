@@ -48,3 +48,7 @@ class Workspace:
     @property
     def runs(self) -> Path:
         return self.cache / "runs"
+
+    @property
+    def training(self) -> Path:
+        return self.cache / "train"

@@ -34,8 +34,12 @@ class AgentConfig(BaseModel):
     max_new_tokens: int = 160
     temperature: float = 0.0
     seed: int | None = None
-    # The teacher prompt adds the paper's "search whenever uncertain" instruction (stage 1 data).
+    # Teacher settings, for writing stage-1 training data only. The teacher prompt adds the paper's "search
+    # whenever uncertain" instruction; the gold hint shows the teacher the label (rationalization); answers
+    # are refused until `min_searches` searches are done, so a small teacher cannot skip the evidence.
     teacher_prompt: bool = False
+    gold_hint: bool = False
+    min_searches: int = Field(0, ge=0)
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
 
@@ -70,28 +74,37 @@ class AgentKGV:
     def start(self, item: LabeledTriple) -> Trajectory:
         return Trajectory(item, paraphrases_of(self.paraphrases, item.triple))
 
-    def state(self, trajectory: Trajectory) -> list[dict]:
-        turn = len(trajectory.turns) + 1
-        return agent_state(trajectory.item.triple, trajectory.paraphrases, turn, self.config.max_turns,
+    def state(self, trajectory: Trajectory, student: bool = False) -> list[dict]:
+        """What the model sees this turn. `student` gives the inference-time context even in a teacher run:
+        the state training data is built from, without the teacher's instructions or hint."""
+        c = self.config
+        teacher = c.teacher_prompt and not student
+        hint = trajectory.item.label if c.gold_hint and not student else None
+        if hint is not None and trajectory.item.label is None:
+            raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
+        return agent_state(trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1, c.max_turns,
                            trajectory.summary, trajectory.last_query, trajectory.last_hits,
-                           self.config.max_passage_words, self.config.teacher_prompt)
+                           c.max_passage_words, teacher, hint)
 
     def step(self, active: list[Trajectory]) -> None:
         """Advance every unfinished trajectory by one turn."""
         c = self.config
         started = time.perf_counter()
-        last_turn = [len(t.turns) + 1 >= c.max_turns for t in active]
         prompts = [self.state(t) for t in active]
-        completions = self._generate(prompts, last_turn)
+        completions = self._generate(prompts, [self._allowed(t) for t in active])
         searching: list[tuple[Trajectory, Action]] = []
         for trajectory, messages, completion in zip(active, prompts, completions):
             action = parse_action(completion.text)
             trajectory.charge(completion.prompt_tokens, completion.completion_tokens)
-            trajectory.turns.append({
+            record = {
                 "turn": len(trajectory.turns) + 1, "messages": messages, "action_text": completion.text,
                 "action": asdict(action), "finish_reason": completion.finish_reason,
                 "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-                "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary})
+                "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary}
+            student = self.state(trajectory, student=True)
+            if student != messages:
+                record["state"] = student  # a teacher run: the context a deployed agent would have built
+            trajectory.turns.append(record)
             if action.kind == "answer":
                 trajectory.verdict, trajectory.done = action.verdict, True
                 trajectory.confidence = verdict_confidence(completion)
@@ -104,19 +117,25 @@ class AgentKGV:
         for trajectory in active:
             trajectory.seconds += share
 
-    def _generate(self, prompts: list[list[dict]], last_turn: list[bool]):
-        """Two constrained batches when some trajectories are on their last turn and must answer."""
+    def _allowed(self, trajectory: Trajectory) -> tuple[bool, bool]:
+        """(may search, may answer) this turn."""
+        c = self.config
+        last_turn = len(trajectory.turns) + 1 >= c.max_turns
+        may_search = not (last_turn and c.force_answer_on_last_turn)
+        return may_search, last_turn or trajectory.searches >= c.min_searches or not may_search
+
+    def _generate(self, prompts: list[list[dict]], allowed: list[tuple[bool, bool]]):
+        """One constrained batch per set of allowed actions (e.g. last-turn trajectories must answer)."""
         c = self.config
         config = self.generation_config()
-        groups = {False: [], True: []}
-        for index, final in enumerate(last_turn):
-            groups[final and c.force_answer_on_last_turn].append(index)
+        groups: dict[tuple[bool, bool], list[int]] = {}
+        for index, key in enumerate(allowed):
+            groups.setdefault(key, []).append(index)
         completions = [None] * len(prompts)
-        for answer_only, indexes in groups.items():
-            if indexes:
-                schema = action_schema(c.reasoning_chars, c.query_chars, allow_search=not answer_only)
-                for index, completion in zip(indexes, self.llm.generate([prompts[i] for i in indexes], config, schema)):
-                    completions[index] = completion
+        for (may_search, may_answer), indexes in groups.items():
+            schema = action_schema(c.reasoning_chars, c.query_chars, may_search, may_answer)
+            for index, completion in zip(indexes, self.llm.generate([prompts[i] for i in indexes], config, schema)):
+                completions[index] = completion
         return completions
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:

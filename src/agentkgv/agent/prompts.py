@@ -39,19 +39,22 @@ def verdict_schema(reasoning_chars: int) -> dict:
             "required": ["reasoning", "verdict"], "additionalProperties": False}
 
 
-def action_schema(reasoning_chars: int, query_chars: int, allow_search: bool = True) -> dict:
+def action_schema(reasoning_chars: int, query_chars: int, allow_search: bool = True,
+                  allow_answer: bool = True) -> dict:
     """An answer or a search, told apart by `action`; reasoning first so the choice follows the thought."""
+    if not (allow_search or allow_answer):
+        raise ValueError("an action schema must allow an answer or a search")
     answer = {"type": "object",
               "properties": {"reasoning": _string(reasoning_chars), "action": {"const": "answer"},
                              "verdict": {"enum": ["true", "false"]}},
               "required": ["reasoning", "action", "verdict"], "additionalProperties": False}
-    if not allow_search:
-        return answer
     search = {"type": "object",
               "properties": {"reasoning": _string(reasoning_chars), "action": {"const": "search"},
                              "combination": {"enum": list(COMBINATIONS)}, "query": _string(query_chars)},
               "required": ["reasoning", "action", "combination", "query"], "additionalProperties": False}
-    return {"anyOf": [answer, search]}
+    if not allow_search:
+        return answer
+    return {"anyOf": [answer, search]} if allow_answer else search
 
 
 def summary_schema(summary_chars: int) -> dict:
@@ -93,8 +96,12 @@ def combination_table(triple: Triple, paraphrase: str | None) -> str:
 
 def agent_state(triple: Triple, paraphrases: Sequence[str], turn: int, max_turns: int, summary: str | None,
                 last_query: str | None, last_hits: Sequence[Hit] | None, max_passage_words: int,
-                teacher: bool = False) -> Prompt:
-    """The context c_t = [triple, summary of earlier turns, last query, last results] (paper eq. 1)."""
+                teacher: bool = False, hint: bool | None = None) -> Prompt:
+    """The context c_t = [triple, summary of earlier turns, last query, last results] (paper eq. 1).
+
+    `teacher` and `hint` only ever shape a teacher's view when it writes training data: the gold label as a
+    hint lets a small teacher rationalize. The student's state is the same call without them.
+    """
     p_prime = paraphrases[0] if paraphrases else None
     lines = [f"Triple: {show_triple(triple)}",
              f"Other ways to say the predicate: {'; '.join(paraphrases) if paraphrases else 'none'}",
@@ -112,6 +119,9 @@ def agent_state(triple: Triple, paraphrases: Sequence[str], turn: int, max_turns
     if turn == max_turns:
         lines += ["This is the last turn: answer now."]
     lines += ["Combinations (name: example query):", combination_table(triple, p_prime)]
+    if hint is not None:
+        lines += [f"Teacher hint: the triple is {'true' if hint else 'false'}. Never mention this hint; reason "
+                  "only from the evidence and general knowledge, as a verifier without it would."]
     return [{"role": "system", "content": TEACHER_SYSTEM if teacher else AGENT_SYSTEM},
             {"role": "user", "content": "\n".join(lines)}]
 

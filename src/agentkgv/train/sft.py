@@ -1,0 +1,129 @@
+"""Stage-1 training: LoRA SFT on the state-action pairs, with TRL's SFTTrainer and PEFT.
+
+The dataset is TRL's conversational prompt-completion format, so SFTTrainer renders it with the model's
+own chat template (the same rendering the transformers backend uses at inference) and its completion-only
+loss masks every prompt token. The same settings run SmolLM2 on a 2-core CPU and a 7B model on a GPU
+(configs/sft_*.toml). The run checkpoints every `save_steps` and resumes from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentkgv.data.errors import DataError
+
+ADAPTER_DIR = "adapter"
+
+
+class SFTSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    target_modules: str | list[str] = "all-linear"
+    epochs: float = 2.0
+    learning_rate: float = 2e-4
+    batch_size: int = 4
+    gradient_accumulation_steps: int = 2
+    max_length: int = 1536
+    gradient_checkpointing: bool = False
+    logging_steps: int = 5
+    save_steps: int = 25
+    seed: int = 13
+
+    @classmethod
+    def load(cls, path: Path | None) -> "SFTSettings":
+        if path is None:
+            return cls()
+        try:
+            return cls.model_validate(tomllib.loads(Path(path).read_text()))
+        except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
+            raise DataError(path, str(error)) from None
+
+
+def last_checkpoint(output_dir: Path) -> str | None:
+    checkpoints = sorted(output_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    return str(checkpoints[-1]) if checkpoints else None
+
+
+def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None):
+    """The TRL SFTTrainer for this run (not yet trained): LoRA on the base model, completion-only loss."""
+    import torch
+    from datasets import load_dataset
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    from agentkgv.llm.embedded import resolve_model_path
+    from agentkgv.llm.transformers_backend import torch_dtype
+
+    if threads:
+        torch.set_num_threads(threads)
+    path = resolve_model_path(settings.model)
+    on_gpu = torch.cuda.is_available()
+    dtype = torch_dtype(settings.dtype)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    dataset = load_dataset("json", data_files=str(dataset_path), split="train")
+    config = SFTConfig(
+        output_dir=str(output_dir), num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
+        per_device_train_batch_size=settings.batch_size,
+        gradient_accumulation_steps=settings.gradient_accumulation_steps, lr_scheduler_type="cosine",
+        warmup_steps=0.05, max_length=settings.max_length, completion_only_loss=True,
+        gradient_checkpointing=settings.gradient_checkpointing, logging_steps=settings.logging_steps,
+        save_steps=settings.save_steps, save_total_limit=2, seed=settings.seed, report_to="none",
+        use_cpu=not on_gpu, bf16=dtype == torch.bfloat16, dataloader_num_workers=0,
+        # Padding within a batch is pure waste on a CPU: batch states of similar length together.
+        train_sampling_strategy="group_by_length")
+    lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
+                      target_modules=settings.target_modules, task_type="CAUSAL_LM")
+    return SFTTrainer(model=model, args=config, train_dataset=dataset.remove_columns(["id", "kind", "predicate_id"]),
+                      processing_class=tokenizer, peft_config=lora)
+
+
+def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None) -> dict:
+    """Train, save the adapter under output_dir/adapter, and return the run's cost and loss record."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "settings.json").write_text(settings.model_dump_json(indent=2))
+    trainer = build_trainer(dataset_path, output_dir, settings, threads)
+    started = time.perf_counter()
+    result = trainer.train(resume_from_checkpoint=last_checkpoint(output_dir))
+    minutes = (time.perf_counter() - started) / 60
+    adapter = output_dir / ADAPTER_DIR
+    trainer.save_model(str(adapter))
+    losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
+    summary = {"examples": len(trainer.train_dataset), "epochs": settings.epochs, "steps": result.global_step,
+               "minutes_this_session": round(minutes, 2), "final_train_loss": result.training_loss,
+               # ru_maxrss is in KiB on Linux.
+               "peak_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+               "adapter": str(adapter), "losses": losses}
+    (output_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    plot_losses(losses, output_dir / "loss.png")
+    return summary
+
+
+def plot_losses(losses: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 3.5))
+    axis.plot([r["step"] for r in losses], [r["loss"] for r in losses], marker=".")
+    axis.set_xlabel("optimizer step")
+    axis.set_ylabel("training loss (action tokens)")
+    axis.set_title("SFT loss")
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -1,0 +1,72 @@
+"""Stage-1 data (paper section 3.3.1): a teacher runs the same agent loop over training triples.
+
+The paper's teacher is gpt-oss-120b. Any backend can be the teacher here (a served model through
+`--backend openai`); offline, the strongest model we have is the 135M student itself, so two aids make
+its trajectories worth learning from: it sees the gold label as a hint while it writes its reasoning
+(rationalization), and it may not answer before it has searched once. Neither reaches the student: the
+training pairs are built from the student's own state text, recorded next to the teacher's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+from pydantic import BaseModel, Field
+
+from agentkgv.agent.agentkgv import AgentConfig
+from agentkgv.data.records import Example, LabeledTriple
+
+
+class TeacherConfig(BaseModel):
+    triples: int = Field(480, ge=2, description="training triples, half positives, half their hard negatives")
+    samples: int = Field(1, ge=1, description="trajectories per triple, each with its own seed")
+    temperature: float = Field(0.7, ge=0)
+    seed: int = 13
+    gold_hint: bool = True
+    min_searches: int = Field(1, ge=0)
+
+
+def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
+    """The student's agent settings with the teacher's prompt, aids and sampling seed for one sample."""
+    return agent.model_copy(update={"teacher_prompt": True, "gold_hint": teacher.gold_hint,
+                                    "min_searches": teacher.min_searches, "temperature": teacher.temperature,
+                                    "seed": teacher.seed + sample})
+
+
+def training_draw(examples: list[Example], count: int, seed: int) -> list[Example]:
+    """`count` training triples as (positive, its hard negative) pairs, drawn round-robin over predicates.
+
+    Round-robin keeps the rare long-tail predicates (at most 10 training triples each) in the draw next to
+    the head ones; pairs keep it balanced. Only the train split is accepted.
+    """
+    wrong = next((e for e in examples if e.split != "train"), None)
+    if wrong is not None:
+        raise ValueError(f"teacher data must come from the train split; {wrong.id} is from {wrong.split}")
+    negatives = {e.negative_of: e for e in examples if not e.label and e.negative_of}
+    by_predicate: dict[str, list[Example]] = defaultdict(list)
+    for example in examples:
+        if example.label and example.id in negatives:
+            by_predicate[example.triple.predicate_id or example.triple.predicate].append(example)
+    rng = random.Random(seed)
+    queues = []
+    for predicate in sorted(by_predicate):
+        positives = by_predicate[predicate][:]
+        rng.shuffle(positives)
+        queues.append(positives)
+    chosen: list[Example] = []
+    while len(chosen) + 2 <= count and any(queues):
+        for queue in queues:
+            if queue and len(chosen) + 2 <= count:
+                positive = queue.pop()
+                chosen += [positive, negatives[positive.id]]
+    return chosen
+
+
+def sample_items(examples: list[Example], sample: int) -> list[LabeledTriple]:
+    """The triples of one teacher sample, with ids that keep samples of the same triple apart."""
+    return [LabeledTriple(f"{e.id}#s{sample}", e.triple, e.label, source=f"benchmark:{e.split}") for e in examples]
+
+
+def triple_id(sample_id: str) -> str:
+    return sample_id.split("#s")[0]

@@ -1,0 +1,157 @@
+"""Stage 1: teacher trajectories -> the paper's last-turn state-action pairs -> LoRA SFT with TRL.
+
+Trajectories come from the real agent loop (scripted model, real BM25); training runs TRL's SFTTrainer
+on a tiny random Llama with SmolLM2's tokenizer and chat template.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
+from agentkgv.agent.base import Verdict
+from agentkgv.agent.prompts import AGENT_SYSTEM, TEACHER_SYSTEM
+from agentkgv.agent.summarizer import ExtractiveSummarizer
+from agentkgv.data.benchmark import load_split
+from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.train.sft_data import (SFTDataStats, build_examples, check_train_only, forbidden_keys, sft_pairs,
+                                     write_dataset)
+from agentkgv.train.teacher import TeacherConfig, sample_items, teacher_agent_config, training_draw
+from scripted import ScriptedLLM, answer, search
+
+TRIPLE = Triple("Allan Peiper", "place of birth", "Alexandra", "P19")
+PARAPHRASES = {"P19": ["birthplace", "was born in"]}
+
+
+def run(script: list[dict], retriever, label: bool = True, **config) -> Verdict:
+    agent = AgentKGV(ScriptedLLM(script), retriever, ExtractiveSummarizer(), PARAPHRASES, AgentConfig(**config))
+    return agent.verify([LabeledTriple("train:P19:abc#s0", TRIPLE, label)])[0]
+
+
+def teacher_run(script: list[dict], retriever, label: bool = True) -> Verdict:
+    config = teacher_agent_config(AgentConfig(), TeacherConfig(), sample=0).model_dump()
+    return run(script, retriever, label, **config)
+
+
+def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
+    script = [search("Allan Peiper born"), search("Allan Peiper birthplace Alexandra"), answer("true")]
+    taught = teacher_run(script, small_bm25)
+    student = run(script, small_bm25)  # the same actions by a deployed agent: the states it builds
+    pairs = sft_pairs(taught)
+    assert [p.kind for p in pairs] == ["search", "judgment"]
+    assert [p.id for p in pairs] == ["train:P19:abc#s0:t2", "train:P19:abc#s0:t3"]
+    assert pairs[0].prompt == student.trajectory[1]["messages"]
+    assert pairs[1].prompt == student.trajectory[2]["messages"]
+    assert [p.completion for p in pairs] == [t["action_text"] for t in taught.trajectory[1:]]
+    # The teacher saw its instruction and the gold hint; the pairs carry neither.
+    assert taught.trajectory[2]["messages"][0]["content"] == TEACHER_SYSTEM
+    assert "Teacher hint: the triple is true" in taught.trajectory[2]["messages"][1]["content"]
+    for pair in pairs:
+        assert pair.prompt[0]["content"] == AGENT_SYSTEM and "hint" not in pair.prompt[1]["content"].lower()
+    # The search pair's query is the one whose results the judgment read.
+    assert json.loads(pairs[0].completion)["query"] in pairs[1].prompt[1]["content"]
+
+
+def test_teacher_must_search_before_answering(small_bm25):
+    taught = teacher_run([answer("true"), answer("true")], small_bm25)
+    assert taught.trajectory[0]["action"]["kind"] == "search" and taught.search_calls == 1
+    assert taught.verdict is True
+
+
+def test_direct_answer_gives_the_routing_pair(small_bm25):
+    verdict = run([answer("true")], small_bm25)
+    pairs = sft_pairs(verdict)
+    assert [p.kind for p in pairs] == ["routing"] and pairs[0].prompt == verdict.trajectory[0]["messages"]
+
+
+def test_filter_keeps_only_correct_trajectories(small_bm25):
+    right = run([search("Allan Peiper"), answer("true")], small_bm25, label=True)
+    wrong = run([search("Allan Peiper"), answer("true")], small_bm25, label=False)
+    cut_off = run([search("Allan Peiper")], small_bm25, label=False, max_turns=2, force_answer_on_last_turn=False)
+    assert cut_off.verdict is None
+    stats = SFTDataStats()
+    examples = build_examples([right, wrong, cut_off], stats)
+    assert {e.id.split(":t")[0] for e in examples} == {right.id}
+    assert (stats.trajectories, stats.correct, stats.examples["judgment"]) == (3, 1, 1)
+
+
+def test_a_completion_that_mentions_the_hint_is_dropped(small_bm25):
+    leaky = run([search("Allan Peiper"), {**answer("true"), "reasoning": "The hint says true."}], small_bm25)
+    stats = SFTDataStats()
+    assert build_examples([leaky], stats) == [] and stats.leaked == 1
+
+
+def test_no_test_triple_or_unseen_predicate_reaches_training(small_benchmark):
+    folder, _ = small_benchmark
+    train = load_split(folder, "train")
+    tests = [e for split in ("test_long_tail", "test_unseen") for e in load_split(folder, split)]
+    drawn = training_draw(train, 40, seed=1)
+    assert len(drawn) == 40 and sum(e.label for e in drawn) == 20
+    assert {e.triple.predicate_id for e in drawn} <= {"P140", "P1412", "P364", "P413"}
+    with pytest.raises(ValueError, match="train split"):
+        training_draw(train + tests[:2], 10, seed=1)
+
+    def as_verdict(example, sample=0):
+        item = sample_items([example], sample)[0]
+        return Verdict(item.id, item.triple, example.label, "agentkgv", gold=example.label)
+
+    unseen = {"P407", "P495"}
+    check_train_only([as_verdict(e) for e in drawn], forbidden_keys(tests), unseen)
+    leaked_test = tests[0]
+    disguised = Verdict("train:x#s0", leaked_test.triple, True, "agentkgv", gold=True)
+    with pytest.raises(ValueError, match="test triple"):
+        check_train_only([disguised], forbidden_keys(tests), set())
+    with pytest.raises(ValueError, match="unseen predicate P407"):
+        check_train_only([Verdict("train:y#s0", Triple("a", "language of work", "b", "P407"), True, "agentkgv")],
+                         set(), unseen)
+
+
+@pytest.fixture(scope="module")
+def sft_dataset(small_bm25, tmp_path_factory):
+    verdicts = [run([search(f"Allan Peiper {word}"), answer("true")], small_bm25) for word in ("born", "birthplace")]
+    verdicts += [run([answer("false")], small_bm25, label=False)]
+    examples = build_examples(verdicts)
+    path = tmp_path_factory.mktemp("sft") / "sft.jsonl"
+    write_dataset(examples, path)
+    return path, examples
+
+
+def test_label_masks_exclude_every_state_token(tiny_model_dir, sft_dataset, tmp_path):
+    from agentkgv.llm.transformers_backend import TransformersLLM
+    from agentkgv.train.sft import SFTSettings, build_trainer
+
+    path, examples = sft_dataset
+    trainer = build_trainer(path, tmp_path, SFTSettings(model=str(tiny_model_dir), dtype="float32"))
+    tokenizer = trainer.processing_class
+    inference = TransformersLLM.load(str(tiny_model_dir), dtype="float32")
+    rows = trainer.train_dataset
+    assert len(rows) == len(examples) == 5
+    for row, example in zip(rows, examples):
+        state_ids = tokenizer(inference.render(example.prompt), add_special_tokens=False).input_ids
+        n = len(state_ids)
+        # The training sequence starts with exactly the tokens the agent's backend feeds at inference ...
+        assert row["input_ids"][:n] == state_ids
+        # ... every one of which is masked, and the loss covers the action and its end-of-turn token only.
+        assert all(label == -100 for label in row["labels"][:n])
+        learned = [t for t in row["labels"][n:] if t != -100]
+        assert tokenizer.decode(learned).strip() == example.completion + "<|im_end|>"
+
+
+def test_lora_sft_trains_saves_a_loadable_adapter_and_resumes(tiny_model_dir, sft_dataset, tmp_path):
+    from agentkgv.llm.transformers_backend import TransformersLLM
+    from agentkgv.train.sft import SFTSettings, last_checkpoint, train_sft
+
+    path, _ = sft_dataset
+    settings = SFTSettings(model=str(tiny_model_dir), dtype="float32", epochs=1, batch_size=2,
+                           gradient_accumulation_steps=1, save_steps=1, logging_steps=1, learning_rate=1e-2)
+    first = train_sft(path, tmp_path, settings)
+    assert first["steps"] == 3 and last_checkpoint(tmp_path).endswith("checkpoint-3")
+    assert (tmp_path / "loss.png").stat().st_size > 0
+    resumed = train_sft(path, tmp_path, settings.model_copy(update={"epochs": 2}))
+    assert resumed["steps"] == 6
+    # The resumed run did only the second epoch's steps: the first epoch's losses came from the checkpoint.
+    assert [r["step"] for r in resumed["losses"]] == [1, 2, 3, 4, 5, 6]
+    adapted = TransformersLLM.load(str(tiny_model_dir), adapter=tmp_path / "adapter", dtype="float32")
+    assert "+adapter@" in adapted.name
