@@ -5,12 +5,27 @@ from __future__ import annotations
 
 import json
 
-from agentkgv.llm.base import Completion
+from agentkgv.llm.base import Completion, per_prompt
 
 
-def allowed_actions(json_schema: dict) -> set[str]:
-    options = json_schema.get("anyOf", [json_schema])
-    return {option["properties"]["action"]["const"] for option in options}
+def options(json_schema: dict) -> dict[str, dict]:
+    """The schema's allowed actions, by name, with their properties."""
+    return {o["properties"]["action"]["const"]: o["properties"] for o in json_schema.get("anyOf", [json_schema])}
+
+
+def constrained(action: dict, json_schema: dict) -> dict:
+    """What constrained decoding would let the scripted action become: a refused kind is swapped for the
+    other, and a verdict or query outside the schema's enum becomes its first allowed value."""
+    allowed = options(json_schema)
+    if action["action"] not in allowed:
+        action = ({"reasoning": "forced", "action": "answer", "verdict": "false"} if action["action"] == "search"
+                  else {"reasoning": "forced", "action": "search", "combination": "s", "query": "forced"})
+    fields = allowed[action["action"]]
+    for name in ("verdict", "query"):
+        enum = fields.get(name, {}).get("enum")
+        if enum and action[name] not in enum:
+            action = {**action, name: enum[0]}
+    return action
 
 
 class ScriptedLLM:
@@ -26,21 +41,16 @@ class ScriptedLLM:
 
     def generate(self, prompts, config, json_schema=None):
         out = []
-        for prompt in prompts:
+        for prompt, schema in zip(prompts, per_prompt(json_schema, len(prompts))):
             self.prompts.append(prompt)
-            self.schemas.append(json_schema)
+            self.schemas.append(schema)
             user = prompt[-1]["content"]
             if "updated summary" in user:
                 self.summaries += 1
                 text = json.dumps({"summary": f"S{self.summaries}"})
             else:
                 turn = int(user.split("Turn ")[1].split(" ")[0])
-                action = self.script[min(turn, len(self.script)) - 1]
-                if action["action"] not in allowed_actions(json_schema):
-                    action = ({"reasoning": "forced", "action": "answer", "verdict": "false"}
-                              if action["action"] == "search" else
-                              {"reasoning": "forced", "action": "search", "combination": "s", "query": "forced"})
-                text = json.dumps(action)
+                text = json.dumps(constrained(self.script[min(turn, len(self.script)) - 1], schema))
             out.append(Completion(text, 10, 5, 0.0, "stop"))
         return out
 

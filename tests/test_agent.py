@@ -13,6 +13,7 @@ from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
 from agentkgv.agent.prompts import clean_passage, show_passages
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.llm.base import Completion
 from scripted import ScriptedLLM, answer, search
 
 TRIPLE = Triple("Allan Peiper", "place of birth", "Alexandra", "P19")

@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import torch
+from transformers import LlamaForCausalLM
 
 from agentkgv.llm import CachedLLM, Completion, GenerationConfig, LLMConfig, Prompt, build_llm
 from agentkgv.llm.transformers_backend import TransformersLLM
@@ -101,6 +102,17 @@ def test_cache_serves_repeats_without_the_model(tiny, tmp_path):
     reopened.generate(PROMPTS[:1], unseeded)
     reopened.generate(PROMPTS[:1], unseeded)
     assert counting.prompts_seen == 6  # unseeded sampling is never cached
+
+
+def test_each_prompt_of_a_batch_can_have_its_own_schema(tiny):
+    verdict_only = {"type": "object", "properties": {"verdict": {"enum": ["false"]}}, "required": ["verdict"],
+                    "additionalProperties": False}
+    completions = tiny.generate(PROMPTS, ROOM, [SCHEMA, verdict_only, SCHEMA])
+    assert json.loads(completions[1].text) == {"verdict": "false"}
+    for completion in (completions[0], completions[2]):
+        jsonschema.validate(json.loads(completion.text), SCHEMA)
+    with pytest.raises(ValueError, match="2 schemas for 3 prompts"):
+        tiny.generate(PROMPTS, ROOM, [SCHEMA, SCHEMA])
 
 
 def test_lora_adapter_loads_through_factory(tiny_model_dir, tmp_path):

@@ -38,7 +38,8 @@ def teacher_run(script: list[dict], retriever, label: bool = True) -> Verdict:
 def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
     script = [search("Allan Peiper born"), search("Allan Peiper birthplace Alexandra"), answer("true")]
     taught = teacher_run(script, small_bm25)
-    student = run(script, small_bm25)  # the same actions by a deployed agent: the states it builds
+    # A deployed agent taking the teacher's actions: the states it builds are what the pairs must hold.
+    student = run([json.loads(t["action_text"]) for t in taught.trajectory], small_bm25)
     pairs = sft_pairs(taught)
     assert [p.kind for p in pairs] == ["search", "judgment"]
     assert [p.id for p in pairs] == ["train:P19:abc#s0:t2", "train:P19:abc#s0:t3"]
@@ -52,6 +53,13 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
         assert pair.prompt[0]["content"] == AGENT_SYSTEM and "hint" not in pair.prompt[1]["content"].lower()
     # The search pair's query is the one whose results the judgment read.
     assert json.loads(pairs[0].completion)["query"] in pairs[1].prompt[1]["content"]
+
+
+def test_teacher_aids_hold_the_verdict_to_the_label_and_queries_to_the_table(small_bm25):
+    taught = teacher_run([search("anything at all"), answer("true")], small_bm25, label=False)
+    first, last = (json.loads(t["action_text"]) for t in taught.trajectory)
+    assert first["query"] == "Allan Peiper"  # the table's first example query (s)
+    assert last["verdict"] == "false" and taught.verdict is False
 
 
 def test_teacher_must_search_before_answering(small_bm25):

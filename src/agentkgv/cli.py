@@ -379,7 +379,8 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
             samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed.")] = 1,
             gold_hint: Annotated[bool, typer.Option(help="Show the teacher the gold label (rationalization).")] = True,
             min_searches: Annotated[int, typer.Option(help="Searches before the teacher may answer.")] = 1,
-            temperature: float = 0.7, seed: int = 13,
+            table_queries: Annotated[bool, typer.Option(help="Pick queries from the combination table.")] = True,
+            temperature: float = 0.5, seed: int = 13,
             config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
             base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
             retriever: RetrieverOpt = "bm25", batch_size: int = 8, run_name: TrainRunOpt = "sft",
@@ -393,7 +394,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     ensure_benchmark(ws)
     settings = run_config(config, "agentkgv", backend, model, None, None, base_url)
     plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed,
-                         gold_hint=gold_hint, min_searches=min_searches)
+                         gold_hint=gold_hint, min_searches=min_searches, table_queries=table_queries)
     examples = training_draw(load_split(ws.benchmark, "train"), plan.triples, plan.seed)
     run_dir = ws.training / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -454,3 +455,28 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
     print_table("SFT run", ["Examples", "Steps", "Minutes", "Peak GiB", "Final loss", "Adapter"],
                 [[str(summary["examples"]), str(summary["steps"]), f"{summary['minutes_this_session']:.1f}",
                   f"{summary['peak_memory_gib']:.2f}", f"{summary['final_train_loss']:.3f}", summary["adapter"]]])
+
+
+@app.command()
+def grpo(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="GRPO settings TOML (configs/grpo_*.toml).")] = None,
+         threads: Annotated[Optional[int], typer.Option(help="CPU threads for rollouts and training.")] = None,
+         retriever: RetrieverOpt = "bm25", run_name: TrainRunOpt = "grpo",
+         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Stage-2 training: trajectory-level GRPO from the SFT adapter, rewarding correct verdicts reached with
+    fewer searches; resumes from its last checkpoint."""
+    from agentkgv.agent.factory import paraphrase_table
+    from agentkgv.train.grpo import GRPOSettings, train_grpo
+    from agentkgv.train.teacher import training_draw
+
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    settings = GRPOSettings.load(settings_path)
+    examples = training_draw(load_split(ws.benchmark, "train"), settings.steps * settings.triples_per_step, settings.seed)
+    summary = train_grpo([e.as_labeled() for e in examples], ensure_retriever(ws, retriever, DEFAULT_EMBEDDING_MODEL),
+                         paraphrase_table(load_predicates(ws.data)), ws.training / run_name, settings, threads)
+    last = summary["last"]
+    print_table(f"GRPO run -> {ws.training / run_name}",
+                ["Steps", "Minutes", "Peak GiB", "Reward", "Accuracy", "Searches", "KL", "Adapter"],
+                [[str(summary["steps"]), f"{summary['minutes_this_session']:.1f}", f"{summary['peak_memory_gib']:.2f}",
+                  f"{last['reward']:.3f}", f"{last['accuracy']:.3f}", f"{last['searches']:.2f}", f"{last['kl']:.4f}",
+                  summary["adapter"]]])

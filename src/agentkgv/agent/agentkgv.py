@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Tally, Verdict
-from agentkgv.agent.combinations import paraphrases_of
+from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.agent.lexical import mentions
 from agentkgv.agent.prompts import action_schema, agent_state
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
@@ -35,11 +35,14 @@ class AgentConfig(BaseModel):
     temperature: float = 0.0
     seed: int | None = None
     # Teacher settings, for writing stage-1 training data only. The teacher prompt adds the paper's "search
-    # whenever uncertain" instruction; the gold hint shows the teacher the label (rationalization); answers
-    # are refused until `min_searches` searches are done, so a small teacher cannot skip the evidence.
+    # whenever uncertain" instruction; the gold hint shows the teacher the label and holds its verdict to it
+    # (rationalization); answers are refused until `min_searches` searches are done, so a small teacher
+    # cannot skip the evidence.
     teacher_prompt: bool = False
     gold_hint: bool = False
     min_searches: int = Field(0, ge=0)
+    # Teacher queries are chosen from the combination table's example queries, not written freely.
+    table_queries: bool = False
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
 
@@ -91,7 +94,7 @@ class AgentKGV:
         c = self.config
         started = time.perf_counter()
         prompts = [self.state(t) for t in active]
-        completions = self._generate(prompts, [self._allowed(t) for t in active])
+        completions = self.llm.generate(prompts, self.generation_config(), [self.schema(t) for t in active])
         searching: list[tuple[Trajectory, Action]] = []
         for trajectory, messages, completion in zip(active, prompts, completions):
             action = parse_action(completion.text)
@@ -117,26 +120,19 @@ class AgentKGV:
         for trajectory in active:
             trajectory.seconds += share
 
-    def _allowed(self, trajectory: Trajectory) -> tuple[bool, bool]:
-        """(may search, may answer) this turn."""
+    def schema(self, trajectory: Trajectory) -> dict:
+        """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
         c = self.config
         last_turn = len(trajectory.turns) + 1 >= c.max_turns
         may_search = not (last_turn and c.force_answer_on_last_turn)
-        return may_search, last_turn or trajectory.searches >= c.min_searches or not may_search
-
-    def _generate(self, prompts: list[list[dict]], allowed: list[tuple[bool, bool]]):
-        """One constrained batch per set of allowed actions (e.g. last-turn trajectories must answer)."""
-        c = self.config
-        config = self.generation_config()
-        groups: dict[tuple[bool, bool], list[int]] = {}
-        for index, key in enumerate(allowed):
-            groups.setdefault(key, []).append(index)
-        completions = [None] * len(prompts)
-        for (may_search, may_answer), indexes in groups.items():
-            schema = action_schema(c.reasoning_chars, c.query_chars, may_search, may_answer)
-            for index, completion in zip(indexes, self.llm.generate([prompts[i] for i in indexes], config, schema)):
-                completions[index] = completion
-        return completions
+        may_answer = last_turn or trajectory.searches >= c.min_searches or not may_search
+        teacher = {}
+        if c.gold_hint:  # rationalization: the teacher writes the reasoning for the known label
+            teacher["verdicts"] = ["true" if trajectory.item.label else "false"]
+        if c.table_queries:
+            teacher["queries"] = [compose_query(trajectory.item.triple, name, next(iter(trajectory.paraphrases), None))
+                                  for name in COMBINATIONS]
+        return action_schema(c.reasoning_chars, c.query_chars, may_search, may_answer, **teacher)
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:

@@ -39,18 +39,22 @@ def verdict_schema(reasoning_chars: int) -> dict:
             "required": ["reasoning", "verdict"], "additionalProperties": False}
 
 
-def action_schema(reasoning_chars: int, query_chars: int, allow_search: bool = True,
-                  allow_answer: bool = True) -> dict:
-    """An answer or a search, told apart by `action`; reasoning first so the choice follows the thought."""
+def action_schema(reasoning_chars: int, query_chars: int, allow_search: bool = True, allow_answer: bool = True,
+                  verdicts: Sequence[str] = ("true", "false"), queries: Sequence[str] | None = None) -> dict:
+    """An answer or a search, told apart by `action`; reasoning first so the choice follows the thought.
+
+    `verdicts` and `queries` narrow the choices; only a teacher writing training data uses them.
+    """
     if not (allow_search or allow_answer):
         raise ValueError("an action schema must allow an answer or a search")
     answer = {"type": "object",
               "properties": {"reasoning": _string(reasoning_chars), "action": {"const": "answer"},
-                             "verdict": {"enum": ["true", "false"]}},
+                             "verdict": {"enum": list(verdicts)}},
               "required": ["reasoning", "action", "verdict"], "additionalProperties": False}
+    query = {"enum": list(dict.fromkeys(queries))} if queries else _string(query_chars)
     search = {"type": "object",
               "properties": {"reasoning": _string(reasoning_chars), "action": {"const": "search"},
-                             "combination": {"enum": list(COMBINATIONS)}, "query": _string(query_chars)},
+                             "combination": {"enum": list(COMBINATIONS)}, "query": query},
               "required": ["reasoning", "action", "combination", "query"], "additionalProperties": False}
     if not allow_search:
         return answer

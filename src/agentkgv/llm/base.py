@@ -13,6 +13,8 @@ from typing import Any, Literal, Protocol
 Message = dict[str, str]
 Prompt = list[Message]
 JsonSchema = dict[str, Any]
+# One schema for every prompt of a batch, or a list with one per prompt (None: unconstrained).
+Schemas = JsonSchema | list[JsonSchema | None] | None
 FinishReason = Literal["stop", "length"]
 
 
@@ -77,7 +79,16 @@ class LLM(Protocol):
     engines decode the same weights into different text."""
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
-                 json_schema: JsonSchema | None = None) -> list[Completion]:
+                 json_schema: Schemas = None) -> list[Completion]:
         """One completion per prompt, in order. With a schema, decoding is constrained so the text is JSON
         valid against it unless finish_reason is "length"."""
         ...
+
+
+def per_prompt(json_schema: Schemas, count: int) -> list[JsonSchema | None]:
+    """The schema of each of `count` prompts: a list is taken as given, a single schema applies to all."""
+    if isinstance(json_schema, list):
+        if len(json_schema) != count:
+            raise ValueError(f"{len(json_schema)} schemas for {count} prompts")
+        return list(json_schema)
+    return [json_schema] * count

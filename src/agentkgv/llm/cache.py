@@ -15,7 +15,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from agentkgv.llm.base import LLM, Completion, GenerationConfig, JsonSchema, Prompt
+from agentkgv.llm.base import LLM, Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
 
 # v3 holds each token's offset and top alternatives (JSON), which verdict confidences are read from.
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS completions_v3 (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
@@ -41,14 +41,17 @@ class CachedLLM:
             self._db.execute(_SCHEMA)
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
-                 json_schema: JsonSchema | None = None) -> list[Completion]:
+                 json_schema: Schemas = None) -> list[Completion]:
         if not config.deterministic:
             return self.llm.generate(prompts, config, json_schema)
-        keys = [cache_key(self.name, prompt, config, json_schema) for prompt in prompts]
+        schemas = per_prompt(json_schema, len(prompts))
+        keys = [cache_key(self.name, prompt, config, schema) for prompt, schema in zip(prompts, schemas)]
         known = self._lookup(keys)
         # A prompt repeated within the batch is generated once.
-        missing = {key: prompt for key, prompt in zip(keys, prompts, strict=True) if key not in known}
-        generated = self.llm.generate(list(missing.values()), config, json_schema) if missing else []
+        missing = {key: (prompt, schema) for key, prompt, schema in zip(keys, prompts, schemas, strict=True)
+                   if key not in known}
+        generated = self.llm.generate([p for p, _ in missing.values()], config,
+                                      [s for _, s in missing.values()]) if missing else []
         fresh = dict(zip(missing, generated, strict=True))
         self._store(fresh)
         return [fresh[key] if key in fresh else known[key] for key in keys]

@@ -13,7 +13,7 @@ import time
 import weakref
 from pathlib import Path
 
-from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
+from agentkgv.llm.base import Completion, GenerationConfig, Prompt, Schemas, per_prompt
 from agentkgv.llm.embedded import DEFAULT_MODEL, gguf_path
 
 
@@ -42,12 +42,17 @@ class LlamaCppLLM:
         self.name = f"llamacpp:{model}+{Path(lora).name}" if lora else f"llamacpp:{model}"
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
-                 json_schema: JsonSchema | None = None) -> list[Completion]:
+                 json_schema: Schemas = None) -> list[Completion]:
         # Built here rather than through response_format, which silently falls back to unconstrained JSON
         # when a schema cannot be converted.
-        grammar = None if json_schema is None else self._grammar_type.from_json_schema(json.dumps(json_schema),
-                                                                                        verbose=False)
-        return [self._one(prompt, config, grammar) for prompt in prompts]
+        grammars: dict[str, object] = {}
+        completions = []
+        for prompt, schema in zip(prompts, per_prompt(json_schema, len(prompts))):
+            text = json.dumps(schema)
+            if schema is not None and text not in grammars:
+                grammars[text] = self._grammar_type.from_json_schema(text, verbose=False)
+            completions.append(self._one(prompt, config, grammars.get(text)))
+        return completions
 
     def _one(self, prompt: Prompt, config: GenerationConfig, grammar) -> Completion:
         start = time.perf_counter()

@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
+from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
 
 SchemaStyle = Literal["json_schema", "json_object", "guided_json"]
 
@@ -45,12 +45,12 @@ class OpenAILLM:
         self.name = f"openai:{model}@{base_url}" if base_url else f"openai:{model}"
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
-                 json_schema: JsonSchema | None = None) -> list[Completion]:
-        extra = {} if json_schema is None else schema_request(json_schema, self._schema_style)
-        if config.seed is not None:  # omitted rather than sent as null, which some servers reject
-            extra["seed"] = config.seed
+                 json_schema: Schemas = None) -> list[Completion]:
+        seed = {} if config.seed is None else {"seed": config.seed}  # omitted, not null: some servers reject null
+        extras = [{**seed, **({} if schema is None else schema_request(schema, self._schema_style))}
+                  for schema in per_prompt(json_schema, len(prompts))]
         with ThreadPoolExecutor(max_workers=self._concurrency) as pool:
-            return list(pool.map(lambda prompt: self._one(prompt, config, extra), prompts))
+            return list(pool.map(lambda request: self._one(request[0], config, request[1]), zip(prompts, extras)))
 
     def _one(self, prompt: Prompt, config: GenerationConfig, extra: dict[str, Any]) -> Completion:
         start = time.perf_counter()

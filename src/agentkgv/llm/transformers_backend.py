@@ -16,7 +16,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel
 from transformers import GenerationConfig as HFGenerationConfig
 
-from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt
+from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
 from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_model_path
 
 # Enough to hold every spelling of both verdicts that the schema mask leaves open at the verdict step.
@@ -86,7 +86,7 @@ class TransformersLLM:
         return len(self.tokenizer(self.render(prompt), add_special_tokens=False).input_ids)
 
     def generate(self, prompts: list[Prompt], config: GenerationConfig,
-                 json_schema: JsonSchema | None = None) -> list[Completion]:
+                 json_schema: Schemas = None) -> list[Completion]:
         if not prompts:
             return []
         batch = self.tokenizer([self.render(p) for p in prompts], return_tensors="pt", padding=True,
@@ -96,7 +96,7 @@ class TransformersLLM:
                                       output_scores=True, return_dict_in_generate=True)
         if not config.greedy:
             settings.temperature, settings.top_p, settings.top_k = config.temperature, config.top_p, None
-        processors = LogitsProcessorList([self._constraint(json_schema)] if json_schema is not None else [])
+        processors = LogitsProcessorList(self._constraint(per_prompt(json_schema, len(prompts))))
         start = time.perf_counter()
         # A private RNG state, so a seeded call is reproducible and leaves the caller's random stream as it was.
         with torch.random.fork_rng(devices=[]), torch.inference_mode():
@@ -133,9 +133,15 @@ class TransformersLLM:
                           latency_s=latency, finish_reason="length" if stop is None else "stop",
                           token_offsets=offsets, top_alternatives=alternatives)
 
-    def _constraint(self, json_schema: JsonSchema):
+    def _constraint(self, schemas: list[JsonSchema | None]) -> list:
+        """The logits processor for the batch: one grammar per row (none when no row is constrained)."""
         import xgrammar
         import xgrammar.contrib.hf
+
+        if all(schema is None for schema in schemas):
+            return []
+        if any(schema is None for schema in schemas):
+            raise ValueError("a batch is either constrained row by row or not at all; split it")
 
         if self._compiler is None:
             info = xgrammar.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.model.config.vocab_size,
@@ -143,8 +149,8 @@ class TransformersLLM:
             self._compiler = xgrammar.GrammarCompiler(info)
         # No free whitespace: a weak model could otherwise spend its whole budget on spaces and newlines.
         # The compiler caches compiled schemas; the processor holds per-generation state, so one per call.
-        grammar = self._compiler.compile_json_schema(json_schema, any_whitespace=False)
-        return xgrammar.contrib.hf.LogitsProcessor(grammar)
+        grammars = [self._compiler.compile_json_schema(schema, any_whitespace=False) for schema in schemas]
+        return [xgrammar.contrib.hf.LogitsProcessor(grammars if len(grammars) > 1 else grammars[0])]
 
 
 def stop_token_ids(model: PreTrainedModel, tokenizer) -> list[int]:

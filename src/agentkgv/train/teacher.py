@@ -1,10 +1,12 @@
 """Stage-1 data (paper section 3.3.1): a teacher runs the same agent loop over training triples.
 
 The paper's teacher is gpt-oss-120b. Any backend can be the teacher here (a served model through
-`--backend openai`); offline, the strongest model we have is the 135M student itself, so two aids make
-its trajectories worth learning from: it sees the gold label as a hint while it writes its reasoning
-(rationalization), and it may not answer before it has searched once. Neither reaches the student: the
-training pairs are built from the student's own state text, recorded next to the teacher's.
+`--backend openai`); offline, the strongest model we have is the 135M student itself, which left alone
+writes queries such as "answer" and says "true" to nearly everything. Three aids make its trajectories
+worth learning from, each a setting: it sees the gold label as a hint and its verdict is held to it while
+it writes the reasoning (rationalization); it may not answer before it has searched once; and its queries
+are picked from the combination table's example queries. None of them reaches the student: the training
+pairs are built from the student's own state text, recorded next to the teacher's.
 """
 
 from __future__ import annotations
@@ -21,16 +23,18 @@ from agentkgv.data.records import Example, LabeledTriple
 class TeacherConfig(BaseModel):
     triples: int = Field(480, ge=2, description="training triples, half positives, half their hard negatives")
     samples: int = Field(1, ge=1, description="trajectories per triple, each with its own seed")
-    temperature: float = Field(0.7, ge=0)
+    temperature: float = Field(0.5, ge=0)
     seed: int = 13
     gold_hint: bool = True
     min_searches: int = Field(1, ge=0)
+    table_queries: bool = True
 
 
 def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
     """The student's agent settings with the teacher's prompt, aids and sampling seed for one sample."""
     return agent.model_copy(update={"teacher_prompt": True, "gold_hint": teacher.gold_hint,
-                                    "min_searches": teacher.min_searches, "temperature": teacher.temperature,
+                                    "min_searches": teacher.min_searches, "table_queries": teacher.table_queries,
+                                    "temperature": teacher.temperature,
                                     "seed": teacher.seed + sample})
 
 

@@ -1,0 +1,370 @@
+"""Stage-2 training (paper section 3.3.2): trajectory-level GRPO that teaches the agent when to stop searching.
+
+Each step samples G full trajectories per training triple through the real agent loop, built exactly as
+at inference (`build_verifier`, the default summarizer), sampling at `temperature` with one seed per sample
+index and no LLM cache, since the policy changes every step. Each trajectory is scored with
+R = R_correct + R_search, rewards are standardized within the triple's group, and every turn of a
+trajectory carries its advantage as its own (state, action) row. The loss covers the model's action
+tokens only, never the state text with its retrieved passages and summaries.
+
+Why not TRL's GRPOTrainer: with `rollout_func` it needs exactly one (prompt, completion) row per sampled
+prompt, each with its own advantage. A trajectory here is several turns whose prompts the environment
+rebuilds (new search results, a new summary), all sharing one advantage, which its data model cannot hold.
+So this is a small loop on TRL's pieces: `selective_log_softmax` for per-token log-probs, `nanstd` for the
+group standardization, `use_adapter` for the reference pass, `pad` for batching, and the clipped objective
+and k3 KL of GRPOTrainer's loss (agentkgv.train.grpo_math). Like TRL with a pretrained PEFT adapter, the
+reference is a frozen copy of it named "ref" (here the SFT adapter), or adapters-disabled for a fresh LoRA.
+
+Where it goes beyond or differs from TRL:
+- Token ids are re-tokenized, because the LLM protocol returns text: prompt = the chat template rendered by
+  the backend, completion = tokenizer(action_text) + the end-of-turn token when the model stopped on its own
+  (a turn cut off at max_new_tokens gets none). A sampled sequence that is not the canonical tokenization of
+  its text is scored as the canonical one.
+- The sampler drew from the JSON-schema-masked distribution (xgrammar); the loss scores the full vocabulary,
+  temperature-scaled as in sampling (TRL's convention), so ratios and KL are of the unconstrained policy.
+- The loss is DAPO's token-level mean over the whole batch (see grpo_loss), not TRL's default per-row mean.
+- LoRA dropout is 0, so a row scores the same in the update as when its old log-probs were taken.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from agentkgv.agent.base import Verdict
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import read_jsonl, write_jsonl
+from agentkgv.data.records import LabeledTriple
+from agentkgv.retrieval.base import Retriever
+from agentkgv.train.grpo_math import grpo_loss, group_advantages, reward
+from agentkgv.train.settings import TomlSettings
+from agentkgv.train.sft import ADAPTER_DIR, last_checkpoint
+
+if TYPE_CHECKING:  # torch, peft and transformers load in seconds: only when training starts
+    import torch
+    from peft import PeftModel
+    from transformers import PreTrainedTokenizerBase
+
+    from agentkgv.llm.transformers_backend import TransformersLLM
+
+TRAINED = "default"
+REFERENCE = "ref"
+LOG_FILE = "grpo_log.jsonl"
+PLOT_FILE = "grpo.png"
+OPTIMIZER_FILE = "optimizer.pt"
+
+
+class GRPOSettings(TomlSettings):
+    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    sft_adapter: Path | None = Field(None, description="stage-1 PEFT adapter: the starting policy and the KL reference")
+    # A fresh LoRA, for when there is no SFT adapter (its reference is then the base model).
+    lora_r: int = 16
+    lora_alpha: int = 32
+    target_modules: str | list[str] = "all-linear"
+    group_size: int = Field(4, ge=2, description="trajectories per triple (G)")
+    triples_per_step: int = Field(4, ge=1)
+    steps: int = Field(20, ge=1)
+    alpha: float = Field(0.05, ge=0, description="reward cost of each search after the first")
+    epsilon: float = Field(0.2, gt=0, description="ratio clipping")
+    beta: float = Field(0.04, ge=0, description="KL penalty against the reference")
+    learning_rate: float = 2e-5
+    max_grad_norm: float = 1.0
+    temperature: float = Field(0.8, gt=0)
+    seed: int = 13
+    max_turns: int = Field(8, ge=1)
+    top_k: int = Field(5, ge=1)
+    updates_per_batch: int = Field(1, ge=1, description="optimizer steps per batch of rollouts (mu)")
+    micro_batch: int = Field(4, ge=1, description="rows per forward/backward pass")
+    gradient_checkpointing: bool = False
+    save_steps: int = Field(5, ge=1)
+
+
+@dataclass
+class Policy:
+    """The trained LoRA ("default") on the base model, and how to score the reference: the frozen "ref"
+    adapter, or None for adapters disabled."""
+
+    model: PeftModel
+    tokenizer: PreTrainedTokenizerBase
+    reference: str | None
+
+    def trainable_parameters(self) -> list[torch.nn.Parameter]:
+        # By name, not requires_grad: PEFT's set_adapter, which use_adapter calls, flips requires_grad of
+        # whichever adapter it activates, so the frozen reference can look trainable for a moment.
+        return [p for name, p in self.model.named_parameters() if "lora_" in name and f".{TRAINED}." in name]
+
+
+def load_policy(settings: GRPOSettings, start: Path | None = None) -> Policy:
+    """The base model with the trained adapter from `start` (a checkpoint), else the SFT adapter, else a
+    fresh LoRA; the SFT adapter is also loaded, frozen, as the reference."""
+    import torch
+    from peft import LoraConfig, PeftConfig, PeftModel, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from agentkgv.llm.embedded import resolve_model_path
+    from agentkgv.llm.transformers_backend import torch_dtype
+
+    if settings.sft_adapter is not None and not Path(settings.sft_adapter).is_dir():
+        raise DataError(settings.sft_adapter, "SFT adapter not found; run `agentkgv sft` first")
+    path = resolve_model_path(settings.model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    base = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(settings.dtype))
+    if torch.cuda.is_available():
+        base = base.to("cuda")
+    if settings.gradient_checkpointing:
+        base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    start = start or settings.sft_adapter
+    if start is None:
+        torch.manual_seed(settings.seed)
+        config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=0.0,
+                            target_modules=settings.target_modules, task_type="CAUSAL_LM")
+        model = get_peft_model(base, config)
+    else:
+        config = PeftConfig.from_pretrained(str(start))
+        config.lora_dropout = 0.0  # stage 1 trained with dropout; here it would make the ratio noise
+        model = PeftModel.from_pretrained(base, str(start), is_trainable=True, config=config)
+    reference = None
+    if settings.sft_adapter is not None:
+        model.load_adapter(str(settings.sft_adapter), adapter_name=REFERENCE, is_trainable=False)
+        reference = REFERENCE
+    return Policy(model, tokenizer, reference)
+
+
+def step_items(items: list[LabeledTriple], step: int, size: int) -> list[LabeledTriple]:
+    """The triples of 0-based step `step`: consecutive slices of the draw, wrapping around. A pure function
+    of the step, so a resumed run trains on the batches it would have; `training_draw` lists each positive
+    next to its hard negative, so an even slice is label-balanced."""
+    return [items[(step * size + offset) % len(items)] for offset in range(size)]
+
+
+def rollouts(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, list[str]], items: list[LabeledTriple],
+             settings: GRPOSettings, step: int) -> list[Verdict]:
+    """G trajectories per triple, group-major (triple 0's samples, then triple 1's, ...). Sample s of a step
+    runs all the step's triples in one batch under its own seed, as the teacher's samples do."""
+    from agentkgv.agent.agentkgv import AgentConfig
+    from agentkgv.agent.factory import RunConfig, build_verifier
+
+    samples = []
+    for sample in range(settings.group_size):
+        agent = AgentConfig(max_turns=settings.max_turns, top_k=settings.top_k, temperature=settings.temperature,
+                            seed=settings.seed + step * settings.group_size + sample)
+        samples.append(build_verifier(RunConfig(agent=agent), retriever, paraphrases, llm).verify(items))
+    return [samples[sample][index] for index in range(len(items)) for sample in range(settings.group_size)]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One turn of one trajectory: the state's token ids, the action's, and the trajectory's advantage."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    advantage: float
+
+
+def trajectory_rows(verdict: Verdict, advantage: float, llm: TransformersLLM) -> list[Row]:
+    tokenizer = llm.tokenizer
+    rows = []
+    for turn in verdict.trajectory:
+        prompt = tokenizer(llm.render(turn["messages"]), add_special_tokens=False).input_ids
+        completion = tokenizer(turn["action_text"], add_special_tokens=False).input_ids
+        if turn["finish_reason"] == "stop":
+            completion.append(tokenizer.eos_token_id)  # learning to stop is part of the action
+        if completion:
+            rows.append(Row(prompt, completion, advantage))
+    return rows
+
+
+@dataclass
+class Batch:
+    """Rows side by side: prompts left-padded and completions right-padded, so every row's completion
+    starts at the same column and one `logits_to_keep` slice covers them all."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    position_ids: torch.Tensor
+    completion_ids: torch.Tensor
+    completion_mask: torch.Tensor
+    advantages: torch.Tensor
+
+
+def collate(rows: list[Row], pad_id: int, device: torch.device) -> Batch:
+    import torch
+    from trl.trainer.utils import pad
+
+    prompts = [torch.tensor(r.prompt_ids) for r in rows]
+    completions = [torch.tensor(r.completion_ids) for r in rows]
+    prompt_mask = pad([torch.ones_like(p) for p in prompts], 0, "left")
+    completion_mask = pad([torch.ones_like(c) for c in completions], 0, "right")
+    completion_ids = pad(completions, pad_id, "right")
+    attention_mask = torch.cat([prompt_mask, completion_mask], dim=1)
+    # Positions count real tokens only, as generate() numbers a left-padded prompt; without them the
+    # padding would shift every position and the scored distribution would not be the sampled one.
+    position_ids = (attention_mask.cumsum(dim=1) - 1).clamp(min=0)
+    return Batch(input_ids=torch.cat([pad(prompts, pad_id, "left"), completion_ids], dim=1).to(device),
+                 attention_mask=attention_mask.to(device), position_ids=position_ids.to(device),
+                 completion_ids=completion_ids.to(device), completion_mask=completion_mask.to(device),
+                 advantages=torch.tensor([r.advantage for r in rows]).to(device))
+
+
+def micro_batches(rows: list[Row], size: int, pad_id: int, device: torch.device) -> list[Batch]:
+    # Rows of similar state length together: padding is pure waste, most of all on a CPU.
+    ordered = sorted(rows, key=lambda r: len(r.prompt_ids))
+    return [collate(ordered[i:i + size], pad_id, device) for i in range(0, len(ordered), size)]
+
+
+def completion_logps(model: PeftModel, batch: Batch, temperature: float) -> torch.Tensor:
+    """log pi(token | state, earlier action tokens) for every completion column of the batch."""
+    from trl.trainer.utils import selective_log_softmax
+
+    width = batch.completion_ids.shape[1]
+    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, position_ids=batch.position_ids,
+                   logits_to_keep=width + 1, use_cache=False).logits
+    # The logits at a position predict the next token: the last prompt column predicts the first action token.
+    return selective_log_softmax(logits[:, :-1], batch.completion_ids, temperature)
+
+
+def update(policy: Policy, optimizer: torch.optim.Optimizer, rows: list[Row],
+           settings: GRPOSettings) -> dict[str, float]:
+    """`updates_per_batch` optimizer steps on one batch of rows; returns loss, KL and clip fraction, each
+    averaged over those steps."""
+    import torch
+    from trl.trainer.utils import use_adapter
+
+    model = policy.model
+    batches = micro_batches(rows, settings.micro_batch, policy.tokenizer.pad_token_id, model.device)
+    tokens = sum(len(r.completion_ids) for r in rows)
+    with torch.no_grad():
+        with use_adapter(model, policy.reference):
+            reference = [completion_logps(model, b, settings.temperature) for b in batches]
+        # With one update, the policy before it is the one being differentiated: its detached log-probs are
+        # the old ones (TRL's shortcut), which saves a forward pass per row; the ratio is then exactly 1.
+        old = ([completion_logps(model, b, settings.temperature) for b in batches]
+               if settings.updates_per_batch > 1 else [None] * len(batches))
+    totals: Counter[str] = Counter()
+    model.train()
+    for _ in range(settings.updates_per_batch):
+        optimizer.zero_grad()
+        for batch, ref_logps, old_logps in zip(batches, reference, old, strict=True):
+            logps = completion_logps(model, batch, settings.temperature)
+            terms = grpo_loss(logps, logps.detach() if old_logps is None else old_logps, ref_logps, batch.advantages,
+                              batch.completion_mask, settings.epsilon, settings.beta, tokens)
+            terms.loss.backward()
+            totals.update(loss=terms.loss.item(), kl=terms.kl.item(), clip_fraction=terms.clip_fraction.item())
+        torch.nn.utils.clip_grad_norm_(policy.trainable_parameters(), settings.max_grad_norm)
+        optimizer.step()
+    model.eval()  # back to sampling
+    return {key: value / settings.updates_per_batch for key, value in totals.items()}
+
+
+def save_checkpoint(policy: Policy, optimizer: torch.optim.Optimizer, run_dir: Path, step: int) -> None:
+    """adapter + optimizer state, the step in the folder name; written aside and renamed, so a crash while
+    saving never leaves a broken last checkpoint. Only the newest is kept."""
+    import torch
+
+    final = run_dir / f"checkpoint-{step}"
+    partial = run_dir / f"partial-{final.name}"
+    shutil.rmtree(partial, ignore_errors=True)
+    policy.model.save_pretrained(str(partial / ADAPTER_DIR), selected_adapters=[TRAINED])
+    torch.save(optimizer.state_dict(), partial / OPTIMIZER_FILE)
+    partial.rename(final)
+    for older in run_dir.glob("checkpoint-*"):
+        if older != final:
+            shutil.rmtree(older)
+
+
+def step_record(step: int, verdicts: list[Verdict], rewards: list[float], terms: dict[str, float], rows: list[Row],
+                rollout_s: float, update_s: float) -> dict:
+    count = len(verdicts)
+    return {"step": step, "reward": sum(rewards) / count,
+            "accuracy": sum(v.verdict is not None and v.verdict == v.gold for v in verdicts) / count,
+            "searches": sum(v.search_calls for v in verdicts) / count,
+            "unparsable": sum(v.verdict is None for v in verdicts) / count,
+            "turns": sum(len(v.trajectory) for v in verdicts) / count, **terms,
+            "rows": len(rows), "action_tokens": sum(len(r.completion_ids) for r in rows),
+            "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2)}
+
+
+def train_grpo(items: list[LabeledTriple], retriever: Retriever, paraphrases: dict[str, list[str]], run_dir: Path,
+               settings: GRPOSettings, threads: int | None = None) -> dict:
+    """Train from the last checkpoint under run_dir (if any) to `settings.steps`; save the adapter under
+    run_dir/adapter, the per-step log and its plot; return the run's summary."""
+    import torch
+    from tqdm import tqdm
+
+    from agentkgv.llm.transformers_backend import TransformersLLM
+
+    if not items:
+        raise ValueError("GRPO needs at least one training triple")
+    if threads:
+        torch.set_num_threads(threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "settings.json").write_text(settings.model_dump_json(indent=2))
+    resume = last_checkpoint(run_dir)
+    done = int(Path(resume).name.split("-")[1]) if resume else 0
+    policy = load_policy(settings, Path(resume) / ADAPTER_DIR if resume else None)
+    optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=settings.learning_rate, weight_decay=0.0)
+    if resume:
+        optimizer.load_state_dict(torch.load(Path(resume) / OPTIMIZER_FILE))
+    # Steps logged after the checkpoint were lost with the crash that ended that run; they are redone.
+    log_path = run_dir / LOG_FILE
+    history = [r for _, r in read_jsonl(log_path) if r["step"] <= done] if resume and log_path.exists() else []
+    llm = TransformersLLM(policy.model, policy.tokenizer, f"grpo-policy:{settings.model}")
+    started = time.perf_counter()
+    progress = tqdm(range(done + 1, settings.steps + 1), desc="GRPO", initial=done, total=settings.steps)
+    for step in progress:
+        clock = time.perf_counter()
+        verdicts = rollouts(llm, retriever, paraphrases, step_items(items, step - 1, settings.triples_per_step),
+                            settings, step)
+        rewards = [reward(v.verdict, v.gold, v.search_calls, settings.alpha) for v in verdicts]
+        advantages = group_advantages(torch.tensor(rewards), settings.group_size).tolist()
+        rows = [row for v, a in zip(verdicts, advantages, strict=True) for row in trajectory_rows(v, a, llm)]
+        rollout_s, clock = time.perf_counter() - clock, time.perf_counter()
+        terms = update(policy, optimizer, rows, settings)
+        history.append(step_record(step, verdicts, rewards, terms, rows, rollout_s, time.perf_counter() - clock))
+        write_jsonl(log_path, history)
+        if step % settings.save_steps == 0 or step == settings.steps:
+            save_checkpoint(policy, optimizer, run_dir, step)
+        progress.set_postfix(reward=f"{history[-1]['reward']:.3f}", acc=f"{history[-1]['accuracy']:.2f}",
+                             searches=f"{history[-1]['searches']:.2f}", kl=f"{history[-1]['kl']:.4f}")
+    adapter = run_dir / ADAPTER_DIR
+    policy.model.save_pretrained(str(adapter), selected_adapters=[TRAINED])
+    plot_log(history, run_dir / PLOT_FILE)
+    summary = {"steps": settings.steps, "steps_this_session": settings.steps - done,
+               "minutes_this_session": round((time.perf_counter() - started) / 60, 2),
+               # ru_maxrss is in KiB on Linux.
+               "peak_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+               "adapter": str(adapter), "last": history[-1] if history else None}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+PANELS = (("reward", "mean reward"), ("accuracy", "accuracy"), ("searches", "searches / trajectory"),
+          ("kl", "KL to reference"), ("clip_fraction", "clip fraction"), ("loss", "loss"))
+
+
+def plot_log(history: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(2, 3, figsize=(11, 5.5), sharex=True)
+    steps = [r["step"] for r in history]
+    for axis, (key, label) in zip(axes.flat, PANELS, strict=True):
+        axis.plot(steps, [r[key] for r in history], marker=".")
+        axis.set_title(label)
+        axis.grid(alpha=0.3)
+    for axis in axes[-1]:
+        axis.set_xlabel("GRPO step")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
