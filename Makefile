@@ -25,10 +25,10 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# Stage-1 training on the embedded model (BENCHMARKS.md has its cost): teacher trajectories over 480
+# Stage-1 training on the embedded model (BENCHMARKS.md has its cost): teacher trajectories over 192
 # training triples, the last-turn SFT pairs, LoRA SFT with TRL, then Table 1 with the adapter.
 sft: install
-	$(BIN)/agentkgv teacher --triples 480 --run-name sft
+	$(BIN)/agentkgv teacher --triples 192 --run-name sft
 	$(BIN)/agentkgv sft-data --run-name sft
 	$(BIN)/agentkgv sft --settings configs/sft_cpu.toml --run-name sft
 	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/sft/model/adapter --label "+ SFT" --limit 200 --run-name sft-eval

@@ -48,9 +48,10 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
     assert [p.completion for p in pairs] == [t["action_text"] for t in taught.trajectory[1:]]
     # The teacher saw its instruction and the gold hint; the pairs carry neither.
     assert taught.trajectory[2]["messages"][0]["content"] == TEACHER_SYSTEM
-    assert "Teacher hint: the triple is true" in taught.trajectory[2]["messages"][1]["content"]
+    assert "the correct verdict is true" in taught.trajectory[2]["messages"][1]["content"]
+    assert "correct verdict" not in taught.trajectory[0]["messages"][1]["content"]  # no hint while it may only search
     for pair in pairs:
-        assert pair.prompt[0]["content"] == AGENT_SYSTEM and "hint" not in pair.prompt[1]["content"].lower()
+        assert pair.prompt[0]["content"] == AGENT_SYSTEM and "correct verdict" not in pair.prompt[1]["content"]
     # The search pair's query is the one whose results the judgment read.
     assert json.loads(pairs[0].completion)["query"] in pairs[1].prompt[1]["content"]
 
@@ -62,10 +63,12 @@ def test_teacher_aids_hold_the_verdict_to_the_label_and_queries_to_the_table(sma
     assert last["verdict"] == "false" and taught.verdict is False
 
 
-def test_teacher_must_search_before_answering(small_bm25):
+def test_teacher_searches_at_least_once_and_at_most_max_searches(small_bm25):
     taught = teacher_run([answer("true"), answer("true")], small_bm25)
     assert taught.trajectory[0]["action"]["kind"] == "search" and taught.search_calls == 1
     assert taught.verdict is True
+    searching = teacher_run([search("Allan Peiper")] * 8, small_bm25)
+    assert searching.search_calls == 3 and len(searching.trajectory) == 4 and searching.verdict is True
 
 
 def test_direct_answer_gives_the_routing_pair(small_bm25):
@@ -85,10 +88,14 @@ def test_filter_keeps_only_correct_trajectories(small_bm25):
     assert (stats.trajectories, stats.correct, stats.examples["judgment"]) == (3, 1, 1)
 
 
-def test_a_completion_that_mentions_the_hint_is_dropped(small_bm25):
+def test_a_completion_that_mentions_the_hint_or_guesses_before_searching_is_dropped(small_bm25):
     leaky = run([search("Allan Peiper"), {**answer("true"), "reasoning": "The hint says true."}], small_bm25)
+    guessed = run([{**search("Allan Peiper"), "reasoning": "The triple is true."}, answer("true")], small_bm25)
+    grounded = run([search("Allan Peiper"), {**answer("true"), "reasoning": "The passage says so: true."}],
+                   small_bm25)
     stats = SFTDataStats()
-    assert build_examples([leaky], stats) == [] and stats.leaked == 1
+    assert [e.kind for e in build_examples([leaky, guessed, grounded], stats)] == ["search", "judgment"]
+    assert stats.leaked == 2
 
 
 def test_no_test_triple_or_unseen_predicate_reaches_training(small_benchmark):

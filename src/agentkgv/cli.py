@@ -380,10 +380,11 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
             gold_hint: Annotated[bool, typer.Option(help="Show the teacher the gold label (rationalization).")] = True,
             min_searches: Annotated[int, typer.Option(help="Searches before the teacher may answer.")] = 1,
             table_queries: Annotated[bool, typer.Option(help="Pick queries from the combination table.")] = True,
+            max_searches: Annotated[int, typer.Option(help="Searches after which the teacher must answer.")] = 3,
             temperature: float = 0.5, seed: int = 13,
             config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
             base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
-            retriever: RetrieverOpt = "bm25", batch_size: int = 8, run_name: TrainRunOpt = "sft",
+            retriever: RetrieverOpt = "bm25", batch_size: int = 16, run_name: TrainRunOpt = "sft",
             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
     from agentkgv.eval.metrics import score
@@ -394,7 +395,8 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     ensure_benchmark(ws)
     settings = run_config(config, "agentkgv", backend, model, None, None, base_url)
     plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed,
-                         gold_hint=gold_hint, min_searches=min_searches, table_queries=table_queries)
+                         gold_hint=gold_hint, min_searches=min_searches, table_queries=table_queries,
+                         max_searches=max_searches)
     examples = training_draw(load_split(ws.benchmark, "train"), plan.triples, plan.seed)
     run_dir = ws.training / run_name
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -37,10 +37,11 @@ class AgentConfig(BaseModel):
     # Teacher settings, for writing stage-1 training data only. The teacher prompt adds the paper's "search
     # whenever uncertain" instruction; the gold hint shows the teacher the label and holds its verdict to it
     # (rationalization); answers are refused until `min_searches` searches are done, so a small teacher
-    # cannot skip the evidence.
+    # cannot skip the evidence, and after `max_searches` only an answer is allowed.
     teacher_prompt: bool = False
     gold_hint: bool = False
     min_searches: int = Field(0, ge=0)
+    max_searches: int | None = Field(None, ge=0)
     # Teacher queries are chosen from the combination table's example queries, not written freely.
     table_queries: bool = False
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
@@ -82,8 +83,10 @@ class AgentKGV:
         the state training data is built from, without the teacher's instructions or hint."""
         c = self.config
         teacher = c.teacher_prompt and not student
-        hint = trajectory.item.label if c.gold_hint and not student else None
-        if hint is not None and trajectory.item.label is None:
+        # The hint comes with the turns that may judge: a search turn needs no label, and seeing it there
+        # only tempts the teacher to state the verdict before it has the evidence.
+        hint = trajectory.item.label if c.gold_hint and not student and self._may_answer(trajectory) else None
+        if c.gold_hint and trajectory.item.label is None:
             raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
         return agent_state(trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1, c.max_turns,
                            trajectory.summary, trajectory.last_query, trajectory.last_hits,
@@ -123,16 +126,24 @@ class AgentKGV:
     def schema(self, trajectory: Trajectory) -> dict:
         """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
         c = self.config
-        last_turn = len(trajectory.turns) + 1 >= c.max_turns
-        may_search = not (last_turn and c.force_answer_on_last_turn)
-        may_answer = last_turn or trajectory.searches >= c.min_searches or not may_search
         teacher = {}
         if c.gold_hint:  # rationalization: the teacher writes the reasoning for the known label
             teacher["verdicts"] = ["true" if trajectory.item.label else "false"]
         if c.table_queries:
             teacher["queries"] = [compose_query(trajectory.item.triple, name, next(iter(trajectory.paraphrases), None))
                                   for name in COMBINATIONS]
-        return action_schema(c.reasoning_chars, c.query_chars, may_search, may_answer, **teacher)
+        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory),
+                             self._may_answer(trajectory), **teacher)
+
+    def _may_search(self, trajectory: Trajectory) -> bool:
+        c = self.config
+        if c.max_searches is not None and trajectory.searches >= c.max_searches:
+            return False
+        return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
+
+    def _may_answer(self, trajectory: Trajectory) -> bool:
+        last_turn = len(trajectory.turns) + 1 >= self.config.max_turns
+        return last_turn or trajectory.searches >= self.config.min_searches or not self._may_search(trajectory)
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:

@@ -124,8 +124,7 @@ def agent_state(triple: Triple, paraphrases: Sequence[str], turn: int, max_turns
         lines += ["This is the last turn: answer now."]
     lines += ["Combinations (name: example query):", combination_table(triple, p_prime)]
     if hint is not None:
-        lines += [f"Teacher hint: the triple is {'true' if hint else 'false'}. Never mention this hint; reason "
-                  "only from the evidence and general knowledge, as a verifier without it would."]
+        lines += [f"(Teacher's note: the correct verdict is {'true' if hint else 'false'}.)"]
     return [{"role": "system", "content": TEACHER_SYSTEM if teacher else AGENT_SYSTEM},
             {"role": "user", "content": "\n".join(lines)}]
 

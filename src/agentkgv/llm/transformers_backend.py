@@ -90,7 +90,7 @@ class TransformersLLM:
         if not prompts:
             return []
         batch = self.tokenizer([self.render(p) for p in prompts], return_tensors="pt", padding=True,
-                               add_special_tokens=False)
+                               add_special_tokens=False).to(self.model.device)
         settings = HFGenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=not config.greedy,
                                       pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self._stop_ids,
                                       output_scores=True, return_dict_in_generate=True)

@@ -11,20 +11,17 @@ from __future__ import annotations
 import json
 import resource
 import time
-import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from agentkgv.data.errors import DataError
+from agentkgv.train.settings import TomlSettings
 
 ADAPTER_DIR = "adapter"
 
 
-class SFTSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SFTSettings(TomlSettings):
     model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
     dtype: Literal["auto", "float32", "bfloat16"] = "auto"
     lora_r: int = 16
@@ -40,15 +37,6 @@ class SFTSettings(BaseModel):
     logging_steps: int = 5
     save_steps: int = 25
     seed: int = 13
-
-    @classmethod
-    def load(cls, path: Path | None) -> "SFTSettings":
-        if path is None:
-            return cls()
-        try:
-            return cls.model_validate(tomllib.loads(Path(path).read_text()))
-        except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
-            raise DataError(path, str(error)) from None
 
 
 def last_checkpoint(output_dir: Path) -> str | None:

@@ -22,7 +22,9 @@ from agentkgv.data.records import Example
 from agentkgv.train.teacher import triple_id
 
 # A rationalizing teacher sometimes says where its certainty came from; such text must not be learned.
-_HINT_LEAK = re.compile(r"\b(hint|gold|label(?:led)?|told)\b", re.IGNORECASE)
+_HINT_LEAK = re.compile(r"\b(hint|note|gold|label(?:led)?|told|correct verdict)\b", re.IGNORECASE)
+# A search step that already states the verdict learned it from the hint, not from evidence it has not seen.
+_VERDICT_WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,9 @@ def sft_pairs(verdict: Verdict) -> list[SFTExample]:
 
 
 def leaks_hint(example: SFTExample) -> bool:
-    return bool(_HINT_LEAK.search(example.completion))
+    if _HINT_LEAK.search(example.completion):
+        return True
+    return example.kind == "search" and bool(_VERDICT_WORD.search(json.loads(example.completion).get("reasoning", "")))
 
 
 def check_train_only(verdicts: Iterable[Verdict], forbidden: set[tuple[str, str, str]],

@@ -28,12 +28,16 @@ class TeacherConfig(BaseModel):
     gold_hint: bool = True
     min_searches: int = Field(1, ge=0)
     table_queries: bool = True
+    # A small teacher that has not settled in three searches seldom will; T stays the student's, so the
+    # states it records say "Turn t of T" as the student's will.
+    max_searches: int = Field(3, ge=1)
 
 
 def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
     """The student's agent settings with the teacher's prompt, aids and sampling seed for one sample."""
     return agent.model_copy(update={"teacher_prompt": True, "gold_hint": teacher.gold_hint,
                                     "min_searches": teacher.min_searches, "table_queries": teacher.table_queries,
+                                    "max_searches": teacher.max_searches,
                                     "temperature": teacher.temperature,
                                     "seed": teacher.seed + sample})
 
