@@ -28,6 +28,8 @@ class SFTSettings(TomlSettings):
     lora_alpha: int = 32
     lora_dropout: float = 0.05
     target_modules: str | list[str] = "all-linear"
+    # LoRA on the top layers only: the backward pass then stops there, which roughly halves a CPU step.
+    layers_to_transform: list[int] | None = None
     epochs: float = 2.0
     learning_rate: float = 2e-4
     batch_size: int = 4
@@ -74,7 +76,8 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         # Padding within a batch is pure waste on a CPU: batch states of similar length together.
         train_sampling_strategy="group_by_length")
     lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                      target_modules=settings.target_modules, task_type="CAUSAL_LM")
+                      target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
+                      task_type="CAUSAL_LM")
     return SFTTrainer(model=model, args=config, train_dataset=dataset.remove_columns(["id", "kind", "predicate_id"]),
                       processing_class=tokenizer, peft_config=lora)
 
