@@ -170,3 +170,23 @@ def test_lora_sft_trains_saves_a_loadable_adapter_and_resumes(tiny_model_dir, sf
     assert [r["step"] for r in resumed["losses"]] == [1, 2, 3, 4, 5, 6]
     adapted = TransformersLLM.load(str(tiny_model_dir), adapter=tmp_path / "adapter", dtype="float32")
     assert "+adapter@" in adapted.name
+
+
+@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_gpu_7b.toml"])
+def test_shipped_sft_configs_load(name):
+    from pathlib import Path
+
+    from agentkgv.train.sft import SFTSettings
+
+    settings = SFTSettings.load(Path(__file__).parent.parent / "configs" / name)
+    assert settings.epochs > 0 and settings.max_length >= 1024
+
+
+def test_a_mistyped_sft_setting_names_the_file(tmp_path):
+    from agentkgv.data.errors import DataError
+    from agentkgv.train.sft import SFTSettings
+
+    bad = tmp_path / "sft.toml"
+    bad.write_text("epochz = 3\n")
+    with pytest.raises(DataError, match=r"(?s)sft\.toml.*epochz"):
+        SFTSettings.load(bad)
