@@ -172,7 +172,7 @@ def test_lora_sft_trains_saves_a_loadable_adapter_and_resumes(tiny_model_dir, sf
     assert "+adapter@" in adapted.name
 
 
-@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_gpu_7b.toml"])
+@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_cpu_long.toml", "sft_gpu_7b.toml"])
 def test_shipped_sft_configs_load(name):
     from pathlib import Path
 
