@@ -389,6 +389,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
     from agentkgv.eval.metrics import score
     from agentkgv.llm.factory import build_llm
+    from agentkgv.train.sft_data import is_correct
     from agentkgv.train.teacher import TeacherConfig, sample_items, teacher_agent_config, training_draw
 
     ws = Workspace(data_dir, cache_dir)
@@ -411,7 +412,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
         with progress_bar(f"teacher sample {sample}", len(items)) as advance:
             verdicts = run_verifier(verifier, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
         scores = score([v.gold for v in verdicts], [v.verdict for v in verdicts])
-        correct = sum(v.verdict is not None and v.verdict == v.gold for v in verdicts)
+        correct = sum(map(is_correct, verdicts))
         rows.append([str(sample), str(len(verdicts)), f"{correct / len(verdicts):.3f}", f"{scores.macro_f1:.3f}",
                      f"{sum(v.search_calls for v in verdicts) / len(verdicts):.2f}"])
     print_table(f"Teacher trajectories ({settings.llm.backend}:{settings.llm.model}) -> {run_dir}",

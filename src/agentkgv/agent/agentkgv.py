@@ -47,6 +47,11 @@ class AgentConfig(BaseModel):
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
 
+    @property
+    def teaching(self) -> bool:
+        """Whether the model's view differs from the student's, so the student's must be recorded too."""
+        return self.teacher_prompt or self.gold_hint
+
 
 @dataclass
 class Trajectory(Tally):
@@ -107,9 +112,8 @@ class AgentKGV:
                 "action": asdict(action), "finish_reason": completion.finish_reason,
                 "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
                 "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary}
-            student = self.state(trajectory, student=True)
-            if student != messages:
-                record["state"] = student  # a teacher run: the context a deployed agent would have built
+            if c.teaching:  # the context a deployed agent would have built, which training learns from
+                record["state"] = self.state(trajectory, student=True)
             trajectory.turns.append(record)
             if action.kind == "answer":
                 trajectory.verdict, trajectory.done = action.verdict, True

@@ -5,6 +5,12 @@ from __future__ import annotations
 from agentkgv.data.records import Example
 
 
+def hard_negative_pairs(examples: list[Example]) -> list[tuple[Example, Example]]:
+    """(positive, its hard negative) for every positive whose negative is among `examples`, in their order."""
+    negatives = {e.negative_of: e for e in examples if not e.label and e.negative_of}
+    return [(e, negatives[e.id]) for e in examples if e.label and e.id in negatives]
+
+
 def balanced_subset(examples: list[Example], size: int) -> list[Example]:
     """The first size/2 positives in the split's (seeded) order, each with its own hard negative.
 
@@ -13,11 +19,4 @@ def balanced_subset(examples: list[Example], size: int) -> list[Example]:
     """
     if size >= len(examples):
         return examples
-    negatives = {e.negative_of: e for e in examples if not e.label and e.negative_of}
-    chosen: list[Example] = []
-    for example in examples:
-        if len(chosen) + 2 > size:
-            break
-        if example.label and example.id in negatives:
-            chosen += [example, negatives[example.id]]
-    return chosen
+    return [e for pair in hard_negative_pairs(examples)[:size // 2] for e in pair]

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agentkgv.agent.agentkgv import AgentConfig
 from agentkgv.data.records import Example, LabeledTriple
+from agentkgv.eval.subsets import hard_negative_pairs
 
 
 class TeacherConfig(BaseModel):
@@ -51,23 +52,20 @@ def training_draw(examples: list[Example], count: int, seed: int) -> list[Exampl
     wrong = next((e for e in examples if e.split != "train"), None)
     if wrong is not None:
         raise ValueError(f"teacher data must come from the train split; {wrong.id} is from {wrong.split}")
-    negatives = {e.negative_of: e for e in examples if not e.label and e.negative_of}
-    by_predicate: dict[str, list[Example]] = defaultdict(list)
-    for example in examples:
-        if example.label and example.id in negatives:
-            by_predicate[example.triple.predicate_id or example.triple.predicate].append(example)
+    by_predicate: dict[str, list[tuple[Example, Example]]] = defaultdict(list)
+    for positive, negative in hard_negative_pairs(examples):
+        by_predicate[positive.triple.predicate_id or positive.triple.predicate].append((positive, negative))
     rng = random.Random(seed)
     queues = []
     for predicate in sorted(by_predicate):
-        positives = by_predicate[predicate][:]
-        rng.shuffle(positives)
-        queues.append(positives)
+        pairs = by_predicate[predicate][:]
+        rng.shuffle(pairs)
+        queues.append(pairs)
     chosen: list[Example] = []
     while len(chosen) + 2 <= count and any(queues):
         for queue in queues:
             if queue and len(chosen) + 2 <= count:
-                positive = queue.pop()
-                chosen += [positive, negatives[positive.id]]
+                chosen += queue.pop()
     return chosen
 
 
