@@ -213,6 +213,17 @@ def test_grpo_trains_logs_plots_saves_a_loadable_adapter_and_resumes(tiny_model_
     assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-3"]
 
 
+def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, small_bm25):
+    from agentkgv.train.grpo import GRPOSettings, rollouts
+
+    settings = GRPOSettings(group_size=3, triples_per_step=2, max_turns=2, temperature=1.0)
+    verdicts = rollouts(tiny_llm, small_bm25, PARAPHRASES, ITEMS[:2], settings, step=1)
+    assert [v.id for v in verdicts] == [f"{i.id}#g{g}" for i in ITEMS[:2] for g in range(3)]
+    assert [v.gold for v in verdicts] == [i.label for i in ITEMS[:2] for _ in range(3)]
+    first_actions = [v.trajectory[0]["action_text"] for v in verdicts[:3]]
+    assert len(set(first_actions)) > 1
+
+
 @pytest.mark.parametrize("name", ["grpo_tiny.toml", "grpo_cpu.toml", "grpo_gpu_7b.toml"])
 def test_configs_load(name):
     from agentkgv.train.grpo import GRPOSettings

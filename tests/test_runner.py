@@ -9,7 +9,9 @@ import pytest
 from agentkgv.agent.base import Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.runner import load_run, run_verifier
+import multiprocessing
+
+from agentkgv.eval.runner import RunLocked, load_run, run_verifier
 
 
 class CountingVerifier:
@@ -68,3 +70,30 @@ def test_corrupt_middle_line_is_an_error_naming_the_line(tmp_path):
     log.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match=r"run.jsonl:2"):
         load_run(log)
+
+
+def _hold_lock(log, ready, release):
+    from filelock import FileLock
+
+    with FileLock(str(log) + ".lock"):
+        ready.set()
+        release.wait(30)
+
+
+def test_a_second_writer_is_refused_and_the_log_untouched(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run_verifier(CountingVerifier(), _items(2), log, batch_size=2)
+    before = log.read_bytes()
+    ready, release = multiprocessing.Event(), multiprocessing.Event()
+    holder = multiprocessing.Process(target=_hold_lock, args=(log, ready, release))
+    holder.start()
+    try:
+        assert ready.wait(30)
+        verifier = CountingVerifier()
+        with pytest.raises(RunLocked, match="run.jsonl"):
+            run_verifier(verifier, _items(4), log, batch_size=2)
+        assert verifier.calls == [] and log.read_bytes() == before
+    finally:
+        release.set()
+        holder.join()
+    assert len(run_verifier(CountingVerifier(), _items(4), log, batch_size=2)) == 4

@@ -24,7 +24,7 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.report import HEADERS, ResultRow, markdown_table, per_predicate, row_cells, save_report, summarize
 from agentkgv.eval.retrieval_bench import recall_at_k
-from agentkgv.eval.runner import run_verifier
+from agentkgv.eval.runner import RunLocked, run_verifier
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
@@ -47,7 +47,7 @@ def main() -> None:
     """Entry point: bad input ends with one readable line naming the file, not a traceback."""
     try:
         app()
-    except DataError as error:
+    except (DataError, RunLocked) as error:
         console.print(f"[bold red]error:[/] {error}")
         sys.exit(2)
 

@@ -2,6 +2,9 @@
 
 Each finished batch is appended and fsynced before the next starts. On restart the log is read back,
 a torn last line (the crash happened mid-write) is cut off, and only triples without a verdict run.
+A lock file beside the log stops a second process from writing the same run: two writers would both
+run the same missing triples and append duplicates. The operating system drops the lock when its
+holder dies, so a crashed run never leaves it stale.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from agentkgv.agent.base import Verdict, Verifier
 from agentkgv.data.errors import DataError
@@ -38,6 +43,10 @@ def load_run(path: Path, repair: bool = False) -> dict[str, Verdict]:
     return verdicts
 
 
+class RunLocked(RuntimeError):
+    """Another process is writing this run log."""
+
+
 def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[LabeledTriple]]:
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
@@ -50,6 +59,19 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
     if len(set(ids)) != len(ids):
         raise ValueError("triple ids must be unique within a run")
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(log_path.with_name(log_path.name + ".lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RunLocked(f"{log_path} is being written by another process; wait for it or stop it") from None
+    try:
+        return _run_unlocked(verifier, items, ids, log_path, batch_size, on_batch)
+    finally:
+        lock.release()
+
+
+def _run_unlocked(verifier: Verifier, items: Sequence[LabeledTriple], ids: list[str], log_path: Path,
+                  batch_size: int, on_batch: Callable[[int], None]) -> list[Verdict]:
     done = load_run(log_path, repair=True)
     todo = [item for item in items if item.id not in done]
     on_batch(len(items) - len(todo))

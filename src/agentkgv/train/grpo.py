@@ -148,17 +148,18 @@ def step_items(items: list[LabeledTriple], step: int, size: int) -> list[Labeled
 
 def rollouts(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, list[str]], items: list[LabeledTriple],
              settings: GRPOSettings, step: int) -> list[Verdict]:
-    """G trajectories per triple, group-major (triple 0's samples, then triple 1's, ...). Sample s of a step
-    runs all the step's triples in one batch under its own seed, as the teacher's samples do."""
+    """G trajectories per triple, group-major (triple 0's samples, then triple 1's, ...). The whole group
+    runs as one batch under the step's seed: each row draws its own tokens, so copies of a triple diverge,
+    and one batch of G x n rows keeps the CPU busier than G batches of n (`bench-throughput`: 0.81 triples/s
+    at batch 16, 0.71 at 8, 0.25 at 1)."""
     from agentkgv.agent.agentkgv import AgentConfig
     from agentkgv.agent.factory import RunConfig, build_verifier
 
-    samples = []
-    for sample in range(settings.group_size):
-        agent = AgentConfig(max_turns=settings.max_turns, top_k=settings.top_k, temperature=settings.temperature,
-                            seed=settings.seed + step * settings.group_size + sample)
-        samples.append(build_verifier(RunConfig(agent=agent), retriever, paraphrases, llm).verify(items))
-    return [samples[sample][index] for index in range(len(items)) for sample in range(settings.group_size)]
+    agent = AgentConfig(max_turns=settings.max_turns, top_k=settings.top_k, temperature=settings.temperature,
+                        seed=settings.seed + step)
+    copies = [LabeledTriple(f"{item.id}#g{sample}", item.triple, item.label, source=item.source)
+              for item in items for sample in range(settings.group_size)]
+    return build_verifier(RunConfig(agent=agent), retriever, paraphrases, llm).verify(copies)
 
 
 @dataclass(frozen=True)
