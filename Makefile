@@ -30,5 +30,5 @@ test: install
 sft: install
 	$(BIN)/agentkgv teacher --triples 192 --run-name sft
 	$(BIN)/agentkgv sft-data --run-name sft
-	$(BIN)/agentkgv sft --settings configs/sft_cpu.toml --run-name sft
-	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/sft/model/adapter --label "+ SFT" --limit 200 --run-name sft-eval
+	$(BIN)/agentkgv sft --settings configs/sft_cpu_long.toml --run-name sft
+	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/sft/model/adapter --label "+ SFT (3 epochs)" --limit 200 --run-name sft-v2-eval
