@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 import pytest
 
 from agentkgv.agent.base import Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Triple
-import multiprocessing
-
 from agentkgv.eval.runner import RunLocked, load_run, run_verifier
 
 

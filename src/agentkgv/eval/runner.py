@@ -59,28 +59,20 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
     if len(set(ids)) != len(ids):
         raise ValueError("triple ids must be unique within a run")
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(log_path.with_name(log_path.name + ".lock"))
     try:
-        lock.acquire(timeout=0)
+        lock = FileLock(log_path.with_name(log_path.name + ".lock")).acquire(timeout=0)
     except Timeout:
         raise RunLocked(f"{log_path} is being written by another process; wait for it or stop it") from None
-    try:
-        return _run_unlocked(verifier, items, ids, log_path, batch_size, on_batch)
-    finally:
-        lock.release()
-
-
-def _run_unlocked(verifier: Verifier, items: Sequence[LabeledTriple], ids: list[str], log_path: Path,
-                  batch_size: int, on_batch: Callable[[int], None]) -> list[Verdict]:
-    done = load_run(log_path, repair=True)
-    todo = [item for item in items if item.id not in done]
-    on_batch(len(items) - len(todo))
-    with log_path.open("a", encoding="utf-8") as handle:
-        for batch in _batches(todo, batch_size):
-            for verdict in verifier.verify(batch):
-                handle.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
-                done[verdict.id] = verdict
-            handle.flush()
-            os.fsync(handle.fileno())
-            on_batch(len(batch))
+    with lock:
+        done = load_run(log_path, repair=True)
+        todo = [item for item in items if item.id not in done]
+        on_batch(len(items) - len(todo))
+        with log_path.open("a", encoding="utf-8") as handle:
+            for batch in _batches(todo, batch_size):
+                for verdict in verifier.verify(batch):
+                    handle.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
+                    done[verdict.id] = verdict
+                handle.flush()
+                os.fsync(handle.fileno())
+                on_batch(len(batch))
     return [done[i] for i in ids]

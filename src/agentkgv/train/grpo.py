@@ -33,7 +33,7 @@ import resource
 import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -157,8 +157,7 @@ def rollouts(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, 
 
     agent = AgentConfig(max_turns=settings.max_turns, top_k=settings.top_k, temperature=settings.temperature,
                         seed=settings.seed + step)
-    copies = [LabeledTriple(f"{item.id}#g{sample}", item.triple, item.label, source=item.source)
-              for item in items for sample in range(settings.group_size)]
+    copies = [replace(item, id=f"{item.id}#g{sample}") for item in items for sample in range(settings.group_size)]
     return build_verifier(RunConfig(agent=agent), retriever, paraphrases, llm).verify(copies)
 
 
