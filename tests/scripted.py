@@ -33,8 +33,11 @@ class ScriptedLLM:
 
     name = "scripted"
 
-    def __init__(self, script: list[dict]):
+    def __init__(self, script: list[dict], tokenizer=None):
         self.script = script
+        # With a tokenizer it reports token ids like a local backend, split one character per token: a
+        # sequence a sampler can draw but that is not the canonical tokenization of the text.
+        self.tokenizer = tokenizer
         self.schemas: list[dict] = []
         self.prompts: list[list[dict]] = []
         self.summaries = 0
@@ -51,8 +54,14 @@ class ScriptedLLM:
             else:
                 turn = int(user.split("Turn ")[1].split(" ")[0])
                 text = json.dumps(constrained(self.script[min(turn, len(self.script)) - 1], schema))
-            out.append(Completion(text, 10, 5, 0.0, "stop"))
+            out.append(Completion(text, 10, 5, 0.0, "stop", token_ids=self._ids(text)))
         return out
+
+    def _ids(self, text: str) -> tuple[int, ...] | None:
+        if self.tokenizer is None:
+            return None
+        ids = [i for char in text for i in self.tokenizer(char, add_special_tokens=False).input_ids]
+        return (*ids, self.tokenizer.eos_token_id)
 
 
 def search(query: str) -> dict:

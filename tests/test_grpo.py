@@ -124,16 +124,19 @@ def tiny_llm(tiny_model_dir):
 def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25, tiny_llm):
     from agentkgv.train.grpo import completion_logps, micro_batches, trajectory_rows
 
-    agent = AgentKGV(ScriptedLLM([search("Allan Peiper born"), answer("true")]), small_bm25, ExtractiveSummarizer(),
-                     PARAPHRASES, AgentConfig())
+    tokenizer = tiny_llm.tokenizer
+    script = [search("Allan Peiper born"), answer("true")]
+    agent = AgentKGV(ScriptedLLM(script, tokenizer), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig())
     verdict = agent.verify(ITEMS[:1])[0]
     rows = trajectory_rows(verdict, 0.7, tiny_llm)
-    tokenizer = tiny_llm.tokenizer
     assert len(rows) == 2 and {r.advantage for r in rows} == {0.7}
     for row, turn in zip(rows, verdict.trajectory):
         # The state is exactly what the backend feeds at inference; the action ends with its end-of-turn token.
         assert row.prompt_ids == tokenizer(tiny_llm.render(turn["messages"]), add_special_tokens=False).input_ids
         assert tokenizer.decode(row.completion_ids) == turn["action_text"] + "<|im_end|>"
+        # The loss scores the ids that were generated, not the canonical split of their text.
+        assert row.completion_ids == turn["action_ids"]
+        assert row.completion_ids[:-1] != tokenizer(turn["action_text"], add_special_tokens=False).input_ids
     # The retrieved passages of turn 1 are in turn 2's state, which no loss column covers.
     assert len(rows[1].prompt_ids) > len(rows[0].prompt_ids) + 20
     [batch] = micro_batches(rows, 2, tokenizer.pad_token_id, torch.device("cpu"))
@@ -145,6 +148,14 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
             [alone] = micro_batches([row], 1, tokenizer.pad_token_id, torch.device("cpu"))
             width = len(row.completion_ids)
             assert torch.allclose(completion_logps(tiny_llm.model, alone, 0.8)[0], together[index, :width], atol=1e-5)
+
+
+def test_rows_refuse_a_trajectory_without_generated_ids(small_bm25, tiny_llm):
+    from agentkgv.train.grpo import trajectory_rows
+
+    agent = AgentKGV(ScriptedLLM([answer("true")]), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig())
+    with pytest.raises(ValueError, match="turn 1 has no generated token ids"):
+        trajectory_rows(agent.verify(ITEMS[:1])[0], 0.7, tiny_llm)
 
 
 def random_adapter(model_dir: Path, folder: Path) -> Path:

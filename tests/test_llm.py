@@ -12,7 +12,7 @@ import torch
 from transformers import LlamaForCausalLM
 
 from agentkgv.llm import CachedLLM, Completion, GenerationConfig, LLMConfig, Prompt, build_llm
-from agentkgv.llm.transformers_backend import TransformersLLM
+from agentkgv.llm.transformers_backend import TransformersLLM, stop_token_ids
 
 SCHEMA = {
     "type": "object",
@@ -50,9 +50,21 @@ def assert_schema_valid(completions: list[Completion], count: int) -> None:
         assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
 
 
+def assert_ids_are_the_generated_tokens(llm: TransformersLLM, completions: list[Completion]) -> None:
+    """The recorded ids spell the text and end with the stop token the model drew, whatever padding the
+    batch added after it."""
+    for completion in completions:
+        ids = completion.token_ids
+        assert len(ids) == completion.completion_tokens
+        stops = stop_token_ids(llm.model, llm.tokenizer)
+        assert ids[-1] in stops and all(i not in stops for i in ids[:-1])
+        assert llm.tokenizer.decode(ids[:-1]) == completion.text
+
+
 def test_greedy_constrained_batch_is_schema_valid(tiny):
     first = tiny.generate(PROMPTS, ROOM, SCHEMA)
     assert_schema_valid(first, 3)
+    assert_ids_are_the_generated_tokens(tiny, first)
     assert [c.text for c in tiny.generate(PROMPTS, ROOM, SCHEMA)] == [c.text for c in first]
 
 
@@ -60,6 +72,7 @@ def test_seeded_sampling_is_schema_valid_and_reproducible(tiny):
     config = GenerationConfig(max_new_tokens=256, temperature=1.0, top_p=0.95, seed=7)
     first = tiny.generate(PROMPTS, config, SCHEMA)
     assert_schema_valid(first, 3)
+    assert_ids_are_the_generated_tokens(tiny, first)
     assert [c.text for c in tiny.generate(PROMPTS, config, SCHEMA)] == [c.text for c in first]
     other = tiny.generate(PROMPTS, GenerationConfig(max_new_tokens=256, temperature=1.0, seed=8), SCHEMA)
     assert_schema_valid(other, 3)

@@ -109,6 +109,7 @@ class AgentKGV:
             trajectory.charge(completion.prompt_tokens, completion.completion_tokens)
             record = {
                 "turn": len(trajectory.turns) + 1, "messages": messages, "action_text": completion.text,
+                "action_ids": None if completion.token_ids is None else list(completion.token_ids),
                 "action": asdict(action), "finish_reason": completion.finish_reason,
                 "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
                 "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary}

@@ -61,6 +61,10 @@ class Completion:
     # (the shape of OpenAI's `top_logprobs`). None when the backend does not report them.
     token_offsets: tuple[int, ...] | None = None
     top_alternatives: tuple[tuple[tuple[str, float], ...], ...] | None = None
+    # The token ids exactly as generated, through the stop token when the model stopped on its own: what
+    # a policy-gradient loss must score, since re-tokenizing `text` can give another split of the same
+    # string. None when the backend does not report them (HTTP servers, cache hits).
+    token_ids: tuple[int, ...] | None = None
 
     def alternatives_at(self, char_index: int) -> tuple[tuple[str, float], ...] | None:
         """The alternatives of the step whose token produced the character at `char_index`."""

@@ -131,7 +131,8 @@ class TransformersLLM:
                           prompt_tokens=int(prompt_tokens),
                           completion_tokens=len(tokens) if stop is None else stop + 1,
                           latency_s=latency, finish_reason="length" if stop is None else "stop",
-                          token_offsets=offsets, top_alternatives=alternatives)
+                          token_offsets=offsets, top_alternatives=alternatives,
+                          token_ids=tuple(tokens if stop is None else tokens[:stop + 1]))
 
     def _constraint(self, schemas: list[JsonSchema | None]) -> list:
         """The logits processor for the batch: one grammar per row (none when no row is constrained)."""

@@ -16,10 +16,11 @@ and k3 KL of GRPOTrainer's loss (agentkgv.train.grpo_math). Like TRL with a pret
 reference is a frozen copy of it named "ref" (here the SFT adapter), or adapters-disabled for a fresh LoRA.
 
 Where it goes beyond or differs from TRL:
-- Token ids are re-tokenized, because the LLM protocol returns text: prompt = the chat template rendered by
-  the backend, completion = tokenizer(action_text) + the end-of-turn token when the model stopped on its own
-  (a turn cut off at max_new_tokens gets none). A sampled sequence that is not the canonical tokenization of
-  its text is scored as the canonical one.
+- The prompt is re-tokenized from the chat template the backend rendered (the environment's text, so any
+  split of it is the model's input at the next turn too); the completion is the token ids the sampler
+  actually drew, recorded with each turn, through the end-of-turn token when the model stopped on its own
+  (a turn cut off at max_new_tokens has none). Re-tokenizing the action text instead would score the
+  canonical split of the string, which need not be the sequence that was sampled.
 - The sampler drew from the JSON-schema-masked distribution (xgrammar); the loss scores the full vocabulary,
   temperature-scaled as in sampling (TRL's convention), so ratios and KL are of the unconstrained policy.
 - The loss is DAPO's token-level mean over the whole batch (see grpo_loss), not TRL's default per-row mean.
@@ -174,12 +175,12 @@ def trajectory_rows(verdict: Verdict, advantage: float, llm: TransformersLLM) ->
     tokenizer = llm.tokenizer
     rows = []
     for turn in verdict.trajectory:
+        if turn.get("action_ids") is None:
+            raise ValueError(f"trajectory {verdict.id} turn {turn['turn']} has no generated token ids: "
+                             "GRPO rollouts need a backend that reports them (transformers) and no LLM cache")
         prompt = tokenizer(llm.render(turn["messages"]), add_special_tokens=False).input_ids
-        completion = tokenizer(turn["action_text"], add_special_tokens=False).input_ids
-        if turn["finish_reason"] == "stop":
-            completion.append(tokenizer.eos_token_id)  # learning to stop is part of the action
-        if completion:
-            rows.append(Row(prompt, completion, advantage))
+        if turn["action_ids"]:
+            rows.append(Row(prompt, turn["action_ids"], advantage))
     return rows
 
 
