@@ -31,4 +31,4 @@ sft: install
 	$(BIN)/agentkgv teacher --triples 192 --run-name sft
 	$(BIN)/agentkgv sft-data --run-name sft
 	$(BIN)/agentkgv sft --settings configs/sft_cpu_long.toml --run-name sft
-	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/sft/model/adapter --label "+ SFT (3 epochs)" --limit 200 --run-name sft-v2-eval
+	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/sft/model/adapter --label "+ SFT (3 epochs)" --limit 100 --batch-size 16 --run-name sft-v2-eval

@@ -47,3 +47,17 @@ def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, s
     assert second.returncode == 0, second.stderr
     ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert len(ids) == 3 and len(set(ids)) == 3
+
+
+def test_verify_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
+    from pathlib import Path
+
+    from agentkgv.cli import run_config, with_trained_adapter
+    from agentkgv.llm.embedded import TRAINED_ADAPTER
+
+    assert with_trained_adapter(run_config(None, "agentkgv")).llm.adapter == Path(TRAINED_ADAPTER)
+    own = Path("my/adapter")
+    assert with_trained_adapter(run_config(None, "agentkgv", adapter=own)).llm.adapter == own
+    for other in (run_config(None, "agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
+                  run_config(None, "agentkgv", backend="llamacpp"), run_config(None, "lexical")):
+        assert with_trained_adapter(other).llm.adapter is None

@@ -39,3 +39,25 @@ def test_smollm2_verifies_a_triple_with_schema_valid_json(tmp_path):
         assert completion.finish_reason == "stop", completion
         jsonschema.validate(json.loads(completion.text), SCHEMA)
         assert completion.prompt_tokens > 50 and completion.completion_tokens > 5
+
+
+@pytest.mark.slow
+def test_shipped_trained_adapter_searches_before_judging(small_bm25, tmp_path):
+    """The adapter `verify` and `demo` run by default loads by name onto the embedded model, and it has
+    learned the framework's first move, which the untrained model skips: search, then judge."""
+    from pathlib import Path
+
+    from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
+    from agentkgv.agent.summarizer import ExtractiveSummarizer
+    from agentkgv.data.records import LabeledTriple, Triple
+    from agentkgv.llm.embedded import TRAINED_ADAPTER
+
+    llm = build_llm(LLMConfig(adapter=Path(TRAINED_ADAPTER), cache_path=tmp_path / "cache.sqlite"))
+    assert f"+{TRAINED_ADAPTER}@" in llm.name
+    agent = AgentKGV(llm, small_bm25, ExtractiveSummarizer(), {"P19": ["birthplace", "was born in"]},
+                     AgentConfig(max_turns=3))  # the last turn must judge: bounds the cost on a CPU
+    triple = LabeledTriple("t", Triple("Allan Peiper", "place of birth", "Alexandra", "P19"), True)
+    [verdict] = agent.verify([triple])
+    actions = [turn["action"]["kind"] for turn in verdict.trajectory]
+    assert actions[0] == "search" and actions[-1] == "answer", actions
+    assert verdict.verdict is not None and verdict.search_calls >= 1

@@ -31,7 +31,8 @@ from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_re
 
 app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
-console = Console(stderr=True)
+# Redirected to a log file, rich would wrap tables at 80 columns and cut every figure short.
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
                                                  help="Folder with the source data (default ../shared/data).")]
@@ -189,7 +190,10 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
 
 BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="transformers, llamacpp or openai.")]
 ModelOpt = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (embedded), a path, or a served model name.")]
-AdapterOpt = Annotated[Optional[Path], typer.Option("--adapter", help="LoRA adapter folder to apply.")]
+AdapterOpt = Annotated[Optional[Path], typer.Option(
+    "--adapter", help="LoRA adapter folder to apply, or 'agentkgv-smollm2' (the shipped trained one).")]
+BaseModelOpt = Annotated[bool, typer.Option(
+    "--base-model", help="Run the embedded model without the shipped trained adapter.")]
 SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm or extractive.")]
 RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/).")]
 
@@ -205,6 +209,17 @@ def run_config(path: Path | None, method: str | None = None, backend: str | None
     top = {k: v for k, v in {"method": method, "summarizer": summarizer}.items() if v is not None}
     # Validated again, so a mistyped option value fails here with pydantic's message.
     return RunConfig.model_validate({**config.model_dump(), **top, "llm": {**config.llm.model_dump(), **llm}})
+
+
+def with_trained_adapter(config):
+    """The embedded model with the shipped trained adapter, unless the run names its own model or adapter:
+    what `verify` and `demo` run by default, because it is the best verifier the project has."""
+    from agentkgv.llm.embedded import DEFAULT_MODEL, TRAINED_ADAPTER
+
+    llm = config.llm
+    if config.method != "agentkgv" or llm.backend != "transformers" or llm.model != DEFAULT_MODEL or llm.adapter:
+        return config
+    return config.model_copy(update={"llm": llm.model_copy(update={"adapter": Path(TRAINED_ADAPTER)})})
 
 
 def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None):
@@ -265,13 +280,18 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            summarizer: SummarizerOpt = None,
            base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           batch_size: int = 8, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost."""
+           base_model: BaseModelOpt = False, batch_size: int = 8, data_dir: DataOpt = None,
+           cache_dir: CacheOpt = None) -> None:
+    """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
+
+    The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
     from agentkgv.data.user_formats import read_triples
 
     ws = Workspace(data_dir, cache_dir)
     items = list(read_triples(triples))
     settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
+    if not base_model:
+        settings = with_trained_adapter(settings)
     verifier = make_verifier(settings, ws, retriever, embedding_model)
     if not trajectories:
         verifier = _WithoutTrajectories(verifier)
@@ -356,13 +376,18 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per test split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
 
-    Runs the AgentKGV agent with the embedded SmolLM2 on BM25, next to the lexical check it must beat.
+    Runs the AgentKGV agent (the embedded SmolLM2 with the shipped trained adapter) on BM25, next to the
+    lexical check it must beat.
     """
+    from agentkgv.llm.embedded import TRAINED_ADAPTER
+
     ws = Workspace(data_dir, cache_dir)
     ensure_benchmark(ws)
     show_benchmark_stats(ws)
+    console.print(f"agentkgv runs SmolLM2-135M with the trained adapter '{TRAINED_ADAPTER}'")
     eval_command(methods=["lexical", "agentkgv"], splits=list(TEST_SPLITS), limit=limit, retriever="bm25",
-                 embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None, adapter=None,
+                 embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None,
+                 adapter=Path(TRAINED_ADAPTER),
                  summarizer=None, label=None, cache=True, batch_size=8, run_name="demo", data_dir=data_dir,
                  cache_dir=cache_dir)
 

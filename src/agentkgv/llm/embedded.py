@@ -17,6 +17,10 @@ from agentkgv.paths import cache_dir
 DEFAULT_MODEL = "smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONVERTED_NAME = "smollm2-135m-instruct"
+# The project's best trained verifier for the embedded model: a LoRA adapter shipped inside the package
+# (6.5 MB), since nothing may be downloaded at run time and training it takes hours on a CPU. Its model
+# card (README.md in the folder) says how it was trained and what it scores.
+TRAINED_ADAPTER = "agentkgv-smollm2"
 
 
 def gguf_path() -> Path:
@@ -46,6 +50,13 @@ def resolve_model_path(model: str) -> str:
     """What transformers should load: `smollm2` is the converted embedded model, anything else a folder or
     hub name. Training starts from the same path."""
     return str(transformers_dir()) if model == DEFAULT_MODEL else model
+
+
+def resolve_adapter(adapter: Path) -> Path:
+    """A LoRA folder as given, or the shipped trained adapter by its name."""
+    if str(adapter) == TRAINED_ADAPTER and not adapter.exists():
+        return Path(__file__).parent / "adapters" / TRAINED_ADAPTER
+    return adapter
 
 
 def _convert(gguf: Path, target: Path) -> None:

@@ -17,7 +17,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorLis
 from transformers import GenerationConfig as HFGenerationConfig
 
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
-from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_model_path
+from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_adapter, resolve_model_path
 
 # Enough to hold every spelling of both verdicts that the schema mask leaves open at the verdict step.
 TOP_ALTERNATIVES = 8
@@ -74,8 +74,9 @@ class TransformersLLM:
 
             # Merged because inference never needs the adapter separate, and merged weights cost no
             # extra matmuls per layer.
-            network = PeftModel.from_pretrained(network, str(adapter)).merge_and_unload()
-            name = f"{name}+{Path(adapter).name}@{adapter_fingerprint(Path(adapter))}"
+            folder = resolve_adapter(Path(adapter))
+            network = PeftModel.from_pretrained(network, str(folder)).merge_and_unload()
+            name = f"{name}+{folder.name}@{adapter_fingerprint(folder)}"
         return cls(network, tokenizer, name)
 
     def render(self, prompt: Prompt) -> str:
