@@ -61,3 +61,19 @@ def test_verify_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_mod
     for other in (run_config(None, "agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
                   run_config(None, "agentkgv", backend="llamacpp"), run_config(None, "lexical")):
         assert with_trained_adapter(other).llm.adapter is None
+
+
+def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
+    from pathlib import Path
+
+    from agentkgv.cli import run_config, verdict_settings
+
+    base = run_config(None, "agentkgv")
+    quiet = base.model_copy(update={"llm": base.llm.model_copy(update={"cache": False, "threads": 1})})
+    assert verdict_settings(quiet, "bm25", "m") == verdict_settings(base, "bm25", "m")
+    adapted = run_config(None, "agentkgv", adapter=Path("a"))
+    assert verdict_settings(adapted, "bm25", "m")["llm"]["adapter"] == "a" != verdict_settings(base, "bm25", "m")["llm"]["adapter"]
+    assert verdict_settings(base, "dense", "m") != verdict_settings(base, "bm25", "m")
+    # The lexical check never loads a model, so model options cannot make its runs differ.
+    lexical = verdict_settings(run_config(None, "lexical"), "bm25", "m")
+    assert "llm" not in lexical and lexical == verdict_settings(run_config(None, "lexical", adapter=Path("a")), "bm25", "m")

@@ -10,7 +10,7 @@ import pytest
 from agentkgv.agent.base import Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.runner import RunLocked, load_run, run_verifier
+from agentkgv.eval.runner import RunLocked, RunSettingsChanged, load_run, run_verifier
 
 
 class CountingVerifier:
@@ -96,3 +96,16 @@ def test_a_second_writer_is_refused_and_the_log_untouched(tmp_path):
         release.set()
         holder.join()
     assert len(run_verifier(CountingVerifier(), _items(4), log, batch_size=2)) == 4
+
+
+def test_a_resume_with_other_settings_is_refused_and_the_same_settings_resume(tmp_path):
+    log = tmp_path / "run.jsonl"
+    trained = {"method": "agentkgv", "llm": {"model": "smollm2", "adapter": "a"}, "retriever": "bm25"}
+    run_verifier(CountingVerifier(), _items(2), log, batch_size=2, settings=trained)
+    before = log.read_bytes()
+    verifier = CountingVerifier()
+    other = {**trained, "llm": {"model": "smollm2", "adapter": None}}
+    with pytest.raises(RunSettingsChanged, match=r"llm\.adapter: 'a' -> None"):
+        run_verifier(verifier, _items(4), log, batch_size=2, settings=other)
+    assert verifier.calls == [] and log.read_bytes() == before
+    assert len(run_verifier(verifier, _items(4), log, batch_size=2, settings=dict(trained))) == 4

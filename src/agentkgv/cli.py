@@ -24,7 +24,7 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.report import HEADERS, ResultRow, markdown_table, per_predicate, row_cells, save_report, summarize
 from agentkgv.eval.retrieval_bench import recall_at_k
-from agentkgv.eval.runner import RunLocked, run_verifier
+from agentkgv.eval.runner import RunLocked, RunSettingsChanged, run_verifier
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
@@ -48,7 +48,7 @@ def main() -> None:
     """Entry point: bad input ends with one readable line naming the file, not a traceback."""
     try:
         app()
-    except (DataError, RunLocked) as error:
+    except (DataError, RunLocked, RunSettingsChanged) as error:
         console.print(f"[bold red]error:[/] {error}")
         sys.exit(2)
 
@@ -222,6 +222,20 @@ def with_trained_adapter(config):
     return config.model_copy(update={"llm": llm.model_copy(update={"adapter": Path(TRAINED_ADAPTER)})})
 
 
+def verdict_settings(config, retriever: str, embedding_model: str, llm=None) -> dict:
+    """What decides a verdict, which a resumed run log must share with its first write. Operational knobs
+    (cache, threads, timeouts, the API key) are left out; the loaded model's name pins the adapter's
+    content, not only its folder."""
+    settings = {**config.model_dump(mode="json", exclude={"llm"}), "retriever": retriever,
+                "embedding_model": embedding_model}
+    if config.method != "lexical":
+        settings["llm"] = config.llm.model_dump(mode="json", exclude={
+            "cache", "cache_path", "threads", "concurrency", "timeout_s", "max_retries", "api_key"})
+        if llm is not None:
+            settings["llm"]["name"] = llm.name
+    return settings
+
+
 def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None):
     from agentkgv.agent.factory import build_verifier, paraphrase_table
 
@@ -262,7 +276,8 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
                 examples = balanced_subset(examples, limit)
             items = [e.as_labeled() for e in examples]
             with progress_bar(f"{name} on {split}", len(items)) as advance:
-                verdicts = run_verifier(verifier, items, out_dir / f"{name}.{split}.jsonl", batch_size, advance)
+                verdicts = run_verifier(verifier, items, out_dir / f"{name}.{split}.jsonl", batch_size, advance,
+                                        verdict_settings(settings, retriever, embedding_model, llm))
             rows.append(summarize(name, split, verdicts))
             breakdown += per_predicate(name, split, verdicts)
     print_table("Results", HEADERS, [row_cells(r) for r in rows])
@@ -296,7 +311,8 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
     if not trajectories:
         verifier = _WithoutTrajectories(verifier)
     with progress_bar(f"verifying {triples.name}", len(items)) as advance:
-        verdicts = run_verifier(verifier, items, output, batch_size, advance)
+        verdicts = run_verifier(verifier, items, output, batch_size, advance,
+                                verdict_settings(settings, retriever, embedding_model))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
     n = max(1, len(verdicts))

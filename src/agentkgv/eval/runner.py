@@ -5,6 +5,10 @@ a torn last line (the crash happened mid-write) is cut off, and only triples wit
 A lock file beside the log stops a second process from writing the same run: two writers would both
 run the same missing triples and append duplicates. The operating system drops the lock when its
 holder dies, so a crashed run never leaves it stale.
+
+The settings that decide a verdict (model, adapter, prompts' knobs, retriever) are stored beside the log
+on its first write. A resume with different settings is refused: its verdicts would be mixed with those
+of another model under one name.
 """
 
 from __future__ import annotations
@@ -47,14 +51,40 @@ class RunLocked(RuntimeError):
     """Another process is writing this run log."""
 
 
+class RunSettingsChanged(RuntimeError):
+    """The run log was written with other settings than this resume's."""
+
+
+def _flatten(value: object, prefix: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        return {k: v for key, inner in value.items() for k, v in _flatten(inner, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): value}
+
+
+def check_settings(log_path: Path, settings: dict) -> None:
+    """Record the run's settings beside a new log, or refuse a resume whose settings differ."""
+    path = log_path.with_name(log_path.name + ".settings.json")
+    settings = json.loads(json.dumps(settings, sort_keys=True))  # as it will read back from disk
+    if not path.exists():
+        path.write_text(json.dumps(settings, indent=2, sort_keys=True), encoding="utf-8")
+        return
+    stored, wanted = _flatten(json.loads(path.read_text(encoding="utf-8"))), _flatten(settings)
+    changed = sorted(key for key in stored.keys() | wanted.keys() if stored.get(key) != wanted.get(key))
+    if changed:
+        shown = ", ".join(f"{key}: {stored.get(key)!r} -> {wanted.get(key)!r}" for key in changed[:3])
+        raise RunSettingsChanged(f"{log_path} was written with other settings ({shown}); resume it with the "
+                                 "same ones, or start another run (--run-name, or another output file)")
+
+
 def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[LabeledTriple]]:
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
 
 
 def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: Path, batch_size: int = 8,
-                 on_batch: Callable[[int], None] = lambda done: None) -> list[Verdict]:
-    """Verdicts for `items` in their order, computing only those the log does not hold yet."""
+                 on_batch: Callable[[int], None] = lambda done: None, settings: dict | None = None) -> list[Verdict]:
+    """Verdicts for `items` in their order, computing only those the log does not hold yet. With `settings`
+    (JSON-able), a resume must have the same ones as the log's first write."""
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):
         raise ValueError("triple ids must be unique within a run")
@@ -64,6 +94,8 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
     except Timeout:
         raise RunLocked(f"{log_path} is being written by another process; wait for it or stop it") from None
     with lock:
+        if settings is not None:
+            check_settings(log_path, settings)
         done = load_run(log_path, repair=True)
         todo = [item for item in items if item.id not in done]
         on_batch(len(items) - len(todo))
