@@ -53,10 +53,10 @@ def assert_schema_valid(completions: list[Completion], count: int) -> None:
 def assert_ids_are_the_generated_tokens(llm: TransformersLLM, completions: list[Completion]) -> None:
     """The recorded ids spell the text and end with the stop token the model drew, whatever padding the
     batch added after it."""
+    stops = stop_token_ids(llm.model, llm.tokenizer)
     for completion in completions:
         ids = completion.token_ids
         assert len(ids) == completion.completion_tokens
-        stops = stop_token_ids(llm.model, llm.tokenizer)
         assert ids[-1] in stops and all(i not in stops for i in ids[:-1])
         assert llm.tokenizer.decode(ids[:-1]) == completion.text
 

@@ -223,16 +223,12 @@ def with_trained_adapter(config):
 
 
 def verdict_settings(config, retriever: str, embedding_model: str, llm=None) -> dict:
-    """What decides a verdict, which a resumed run log must share with its first write. Operational knobs
-    (cache, threads, timeouts, the API key) are left out; the loaded model's name pins the adapter's
-    content, not only its folder."""
+    """What decides a verdict, which a resumed run log must share with its first write. The loaded model's
+    name, when given, pins the adapter's content, not only its folder."""
     settings = {**config.model_dump(mode="json", exclude={"llm"}), "retriever": retriever,
                 "embedding_model": embedding_model}
     if config.method != "lexical":
-        settings["llm"] = config.llm.model_dump(mode="json", exclude={
-            "cache", "cache_path", "threads", "concurrency", "timeout_s", "max_retries", "api_key"})
-        if llm is not None:
-            settings["llm"]["name"] = llm.name
+        settings["llm"] = config.llm.identity() | ({"name": llm.name} if llm is not None else {})
     return settings
 
 
@@ -269,6 +265,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
 
             llm = build_llm(settings.llm)  # loaded once, shared by every LLM method of the run
         verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
+        pinned = verdict_settings(settings, retriever, embedding_model, llm)
         name = label if label and len(methods) == 1 else method
         for split in splits:
             examples = load_split(ws.benchmark, split)
@@ -277,7 +274,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
             items = [e.as_labeled() for e in examples]
             with progress_bar(f"{name} on {split}", len(items)) as advance:
                 verdicts = run_verifier(verifier, items, out_dir / f"{name}.{split}.jsonl", batch_size, advance,
-                                        verdict_settings(settings, retriever, embedding_model, llm))
+                                        pinned)
             rows.append(summarize(name, split, verdicts))
             breakdown += per_predicate(name, split, verdicts)
     print_table("Results", HEADERS, [row_cells(r) for r in rows])

@@ -37,6 +37,12 @@ class LLMConfig(BaseModel):
     cache: bool = True
     cache_path: Path | None = Field(None, description="sqlite file; defaults to <cache dir>/llm/completions.sqlite")
 
+    def identity(self) -> dict:
+        """The fields that decide what the model writes, as JSON: how it is run (cache, threads, timeouts,
+        retries) and the API key are left out."""
+        return self.model_dump(mode="json", exclude={"cache", "cache_path", "threads", "concurrency", "timeout_s",
+                                                     "max_retries", "api_key"})
+
 
 def build_llm(config: LLMConfig) -> LLM:
     llm = _backend(config)
