@@ -298,18 +298,21 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
     from agentkgv.data.user_formats import read_triples
+    from agentkgv.llm.factory import build_llm
 
     ws = Workspace(data_dir, cache_dir)
     items = list(read_triples(triples))
     settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
     if not base_model:
         settings = with_trained_adapter(settings)
-    verifier = make_verifier(settings, ws, retriever, embedding_model)
+    # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
+    llm = None if settings.method == "lexical" else build_llm(settings.llm)
+    verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
     if not trajectories:
         verifier = _WithoutTrajectories(verifier)
     with progress_bar(f"verifying {triples.name}", len(items)) as advance:
         verdicts = run_verifier(verifier, items, output, batch_size, advance,
-                                verdict_settings(settings, retriever, embedding_model))
+                                verdict_settings(settings, retriever, embedding_model, llm))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
     n = max(1, len(verdicts))
