@@ -148,6 +148,23 @@ def test_lora_adapter_loads_through_factory(tiny_model_dir, tmp_path):
         assert not torch.allclose(plain.model(**batch).logits, adapted.llm.model(**batch).logits)
 
 
+def test_adapter_fingerprint_follows_the_weights_not_the_files_beside_them(tiny_model_dir, tmp_path):
+    from peft import LoraConfig, get_peft_model
+
+    from agentkgv.llm.transformers_backend import adapter_fingerprint
+
+    folder = tmp_path / "adapter"
+    lora = LoraConfig(r=4, target_modules=["q_proj"], init_lora_weights=False)
+    torch.manual_seed(0)
+    get_peft_model(LlamaForCausalLM.from_pretrained(tiny_model_dir), lora).save_pretrained(folder)
+    first = adapter_fingerprint(folder)
+    (folder / "README.md").write_text("an edited model card")
+    assert adapter_fingerprint(folder) == first
+    torch.manual_seed(1)  # retrained into the same folder
+    get_peft_model(LlamaForCausalLM.from_pretrained(tiny_model_dir), lora).save_pretrained(folder)
+    assert adapter_fingerprint(folder) != first
+
+
 def test_llamacpp_backend_constrained_batch():
     # `make test` installs the llamacpp extra: a missing llama_cpp is a broken install, so it fails here.
     import llama_cpp  # noqa: F401

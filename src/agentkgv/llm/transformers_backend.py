@@ -41,9 +41,10 @@ def torch_dtype(name: str) -> torch.dtype:
 
 def adapter_fingerprint(adapter: Path) -> str:
     # Retraining writes a new adapter to the same folder; hashing its files keeps cached answers of the
-    # old weights from being served for the new ones.
+    # old weights from being served for the new ones. Only the files PEFT loads count, so editing a model
+    # card or a saved tokenizer beside them does not turn every cached answer and pinned run stale.
     digest = hashlib.sha256()
-    for path in sorted(p for p in adapter.iterdir() if p.is_file()):
+    for path in sorted(adapter.glob("adapter_*")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
