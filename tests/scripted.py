@@ -18,7 +18,8 @@ def constrained(action: dict, json_schema: dict) -> dict:
     other, and a verdict or query outside the schema's enum becomes its first allowed value."""
     allowed = options(json_schema)
     if action["action"] not in allowed:
-        action = ({"reasoning": "forced", "action": "answer", "verdict": "false"} if action["action"] == "search"
+        action = ({"reasoning": "forced", "action": "answer", "evidence": [], "verdict": "false"}
+                  if action["action"] == "search"
                   else {"reasoning": "forced", "action": "search", "combination": "s", "query": "forced"})
     fields = allowed[action["action"]]
     for name in ("verdict", "query"):
@@ -68,5 +69,5 @@ def search(query: str) -> dict:
     return {"reasoning": "need evidence", "action": "search", "combination": "s,p'", "query": query}
 
 
-def answer(verdict: str) -> dict:
-    return {"reasoning": "settled", "action": "answer", "verdict": verdict}
+def answer(verdict: str, evidence: list[int] | None = None) -> dict:
+    return {"reasoning": "settled", "action": "answer", "evidence": evidence or [], "verdict": verdict}

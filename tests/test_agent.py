@@ -14,7 +14,7 @@ from agentkgv.agent.prompts import clean_passage, show_passages
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.llm.base import Completion
-from scripted import ScriptedLLM, answer, search
+from scripted import ScriptedLLM, answer, options, search
 
 TRIPLE = Triple("Allan Peiper", "place of birth", "Alexandra", "P19")
 
@@ -46,21 +46,21 @@ def test_context_has_exactly_the_four_parts_and_summaries_carry_over(small_bm25)
     assert verdict.search_calls == 3 and verdict.verdict is True
 
     first = user_text(turns[0])
-    assert "Triple: (Allan Peiper, place of birth, Alexandra)" in first
-    assert "Last query" not in first and "<passage" not in first and "Summary" not in first
+    assert "Triple: (Allan Peiper | place of birth | Alexandra)" in first
+    assert "Query:" not in first and "<passage" not in first and "Earlier searches" not in first
 
     for t in (1, 2, 3):
         text = user_text(turns[t])
         previous = turns[t - 1]
-        assert f"Last query: {previous['action']['query']}" in text
+        assert f"Query: {previous['action']['query']}" in text
         assert text.count("<passage ") == len(previous["retrieved"])
         # Only the last turn's results appear in full; older ones live in the summary alone.
         if t >= 2:
             older_query = turns[t - 2]["action"]["query"]
-            assert f"Last query: {older_query}\n" not in text
-    assert "Summary of earlier searches: none" in user_text(turns[1])
-    assert "Summary of earlier searches: S1" in user_text(turns[2])
-    assert "Summary of earlier searches: S2" in user_text(turns[3])
+            assert f"Query: {older_query}\n" not in text
+    assert "Earlier searches: none" in user_text(turns[1])
+    assert "Earlier searches: S1" in user_text(turns[2])
+    assert "Earlier searches: S2" in user_text(turns[3])
     assert llm.summaries == 2
 
 
@@ -96,11 +96,43 @@ def test_batch_of_triples_advances_together(small_bm25):
     assert all(v.search_calls == 1 and v.verdict is True for v in verdicts)
 
 
-def test_evidence_cites_retrieved_passages_mentioning_the_triple(small_bm25):
-    llm = ScriptedLLM([search("Allan Peiper born"), answer("true")])
+def test_evidence_is_the_answers_citation_of_passages_the_agent_saw(small_bm25):
+    llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[2, 1])])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
-    assert verdict.evidence and any("Peiper" in e.text for e in verdict.evidence)
-    assert {e.id for e in verdict.evidence} <= set(verdict.trajectory[0]["retrieved"])
+    shown = verdict.trajectory[0]["retrieved"]
+    assert [e.id for e in verdict.evidence] == [shown[1], shown[0]]
+
+
+def test_a_cited_number_outside_the_shown_passages_is_dropped(small_bm25):
+    llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[9, 1])])
+    verdict = make_agent(llm, small_bm25, top_k=3).verify([item()])[0]
+    assert [e.id for e in verdict.evidence] == [verdict.trajectory[0]["retrieved"][0]]
+
+
+def test_the_schema_offers_only_the_shown_passage_numbers_to_cite(small_bm25):
+    llm = ScriptedLLM([search("Allan Peiper born"), answer("true")])
+    make_agent(llm, small_bm25, top_k=3).verify([item()])
+    answer_schema = options(llm.schemas[-1])["answer"]
+    assert answer_schema["evidence"]["items"]["enum"] == [1, 2, 3]
+    assert options(llm.schemas[0])["answer"]["evidence"]["maxItems"] == 0  # nothing shown before a search
+
+
+def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
+    # A query that finds the subject's passages but none naming the object: only "false" can be decoded.
+    unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
+    llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
+    verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
+    assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
+    assert verdict.verdict is False
+    # The evidence names both: "true" stays open, and the model's call stands.
+    llm = ScriptedLLM([search("Allan Peiper born Alexandra"), answer("true")])
+    verdict = make_agent(llm, small_bm25).verify([item()])[0]
+    assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["true", "false"]
+    assert verdict.verdict is True
+    # Off, the schema leaves both verdicts open whatever was found.
+    llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
+    verdict = make_agent(llm, small_bm25, true_needs_evidence=False).verify([unsupported])[0]
+    assert verdict.verdict is True
 
 
 @pytest.mark.parametrize("text,kind,verdict", [

@@ -190,3 +190,14 @@ def test_a_mistyped_sft_setting_names_the_file(tmp_path):
     bad.write_text("epochz = 3\n")
     with pytest.raises(DataError, match=r"(?s)sft\.toml.*epochz"):
         SFTSettings.load(bad)
+
+
+def test_held_out_pairs_are_whole_triples():
+    from agentkgv.train.sft import held_out_triples, pair_triple
+
+    ids = [f"train:P19:{n}#s0:t{turn}" for n in range(40) for turn in (1, 2, 3)]
+    assert pair_triple("train:P19:ab#s0:t12") == "train:P19:ab"
+    held = held_out_triples(ids, 0.1, seed=13)
+    assert len(held) == 4 and held == held_out_triples(ids, 0.1, seed=13)
+    # Every turn of a held-out triple is held out with it.
+    assert {i for i in ids if pair_triple(i) in held} == {f"{t}#s0:t{turn}" for t in held for turn in (1, 2, 3)}

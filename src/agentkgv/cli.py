@@ -20,6 +20,7 @@ from rich.table import Table
 from agentkgv.data.benchmark import SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, build_benchmark, load_split, load_stats
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
 from agentkgv.data.errors import DataError
+from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.report import HEADERS, ResultRow, markdown_table, per_predicate, row_cells, save_report, summarize
@@ -42,6 +43,7 @@ RetrieverOpt = Annotated[str, typer.Option("--retriever", help="bm25, dense or h
 EmbeddingOpt = Annotated[str, typer.Option("--embedding-model",
                                            help="'minilm' (offline default) or a sentence-transformers name/path.")]
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
+EVAL_SPLITS = (*TEST_SPLITS, DOCS_SPLIT)
 
 
 def main() -> None:
@@ -86,9 +88,10 @@ def ensure_benchmark(ws: Workspace) -> None:
 
 def show_benchmark_stats(ws: Workspace, stats=None) -> None:
     stats = stats or load_stats(ws.benchmark)
-    print_table("Hard-negative statistics (paper appendix C)", ["Split", "Pos / Neg", "Thresh.", "Mean Sim."],
-                [[s.split, f"{s.positives} / {s.negatives}", f"{s.threshold:.2f}", f"{s.mean_similarity:.3f}"]
-                 for s in stats])
+    print_table("Hard-negative statistics (paper appendix C)",
+                ["Split", "Pos / Neg", "Thresh.", "Mean Sim.", "Co-mention neg."],
+                [[s.split, f"{s.positives} / {s.negatives}", f"{s.threshold:.2f}", f"{s.mean_similarity:.3f}",
+                  str(s.co_mention)] for s in stats])
 
 
 def ensure_corpus(ws: Workspace) -> None:
@@ -241,7 +244,7 @@ def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, l
 
 @app.command("eval")
 def eval_command(methods: Annotated[list[str], typer.Option("--method", help="agentkgv, direct, single_rag, ircot, lexical.")] = ["lexical"],
-                 splits: Annotated[list[str], typer.Option("--split")] = list(TEST_SPLITS),
+                 splits: Annotated[list[str], typer.Option("--split")] = list(EVAL_SPLITS),
                  limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
                  retriever: RetrieverOpt = "bm25", embedding_model: EmbeddingOpt = DEFAULT_EMBEDDING_MODEL,
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
@@ -416,11 +419,12 @@ def _teacher_logs(run_dir: Path) -> list[Path]:
 
 
 @app.command()
-def teacher(triples: Annotated[int, typer.Option(help="Training triples (positives and their hard negatives).")] = 480,
-            samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed.")] = 1,
-            gold_hint: Annotated[bool, typer.Option(help="Show the teacher the gold label (rationalization).")] = True,
-            min_searches: Annotated[int, typer.Option(help="Searches before the teacher may answer.")] = 1,
-            table_queries: Annotated[bool, typer.Option(help="Pick queries from the combination table.")] = True,
+def teacher(triples: Annotated[int, typer.Option(help="Training triples (positives and their negatives).")] = 480,
+            policy: Annotated[str, typer.Option(help="'privileged' (gold label and evidence ids, no LLM) or 'llm'.")] = "privileged",
+            samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed (llm).")] = 1,
+            gold_hint: Annotated[bool, typer.Option(help="Show the LLM teacher the gold label (rationalization).")] = True,
+            min_searches: Annotated[int, typer.Option(help="Searches before the LLM teacher may answer.")] = 1,
+            table_queries: Annotated[bool, typer.Option(help="LLM teacher picks queries from the combination table.")] = True,
             max_searches: Annotated[int, typer.Option(help="Searches after which the teacher must answer.")] = 3,
             temperature: float = 0.5, seed: int = 13,
             config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
@@ -428,40 +432,55 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
             retriever: RetrieverOpt = "bm25", batch_size: int = 16, run_name: TrainRunOpt = "sft",
             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
+    from agentkgv.agent.agentkgv import AgentKGV
+    from agentkgv.agent.factory import build_summarizer, paraphrase_table
     from agentkgv.eval.metrics import score
     from agentkgv.llm.factory import build_llm
+    from agentkgv.train.privileged import PrivilegedTeacher, privileges
     from agentkgv.train.sft_data import is_correct
     from agentkgv.train.teacher import TeacherConfig, sample_items, teacher_agent_config, training_draw
 
+    if policy not in ("privileged", "llm"):
+        raise typer.BadParameter("--policy must be 'privileged' or 'llm'")
     ws = Workspace(data_dir, cache_dir)
     ensure_benchmark(ws)
     settings = run_config(config, "agentkgv", backend, model, None, None, base_url)
-    plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed,
-                         gold_hint=gold_hint, min_searches=min_searches, table_queries=table_queries,
+    plan = TeacherConfig(triples=triples, samples=samples if policy == "llm" else 1, temperature=temperature,
+                         seed=seed, gold_hint=gold_hint, min_searches=min_searches, table_queries=table_queries,
                          max_searches=max_searches)
-    examples = training_draw(load_split(ws.benchmark, "train"), plan.triples, plan.seed)
+    train = load_split(ws.benchmark, "train")
+    examples = training_draw(train, plan.triples, plan.seed)
     run_dir = ws.training / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "teacher.json").write_text(json.dumps({"teacher": plan.model_dump(),
+    (run_dir / "teacher.json").write_text(json.dumps({"policy": policy, "teacher": plan.model_dump(),
                                                       "run": settings.model_dump(mode="json")}, indent=2))
-    llm = build_llm(settings.llm)
+    llm = build_llm(settings.llm) if policy == "llm" else None
     rows = []
     for sample in range(plan.samples):
-        sample_settings = settings.model_copy(update={"agent": teacher_agent_config(settings.agent, plan, sample)})
-        verifier = make_verifier(sample_settings, ws, retriever, DEFAULT_EMBEDDING_MODEL, llm)
+        if policy == "privileged":
+            agent = AgentKGV(None, ensure_retriever(ws, retriever, DEFAULT_EMBEDDING_MODEL),
+                             build_summarizer(settings, None), paraphrase_table(load_predicates(ws.data)),
+                             settings.agent, PrivilegedTeacher(privileges(train), plan.max_searches,
+                                                               settings.agent.reasoning_chars, settings.agent.max_cited,
+                                                               settings.agent.max_passage_words))
+        else:
+            sample_settings = settings.model_copy(update={"agent": teacher_agent_config(settings.agent, plan, sample)})
+            agent = make_verifier(sample_settings, ws, retriever, DEFAULT_EMBEDDING_MODEL, llm)
         items = sample_items(examples, sample)
         with progress_bar(f"teacher sample {sample}", len(items)) as advance:
-            verdicts = run_verifier(verifier, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
+            verdicts = run_verifier(agent, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
         scores = score([v.gold for v in verdicts], [v.verdict for v in verdicts])
         correct = sum(map(is_correct, verdicts))
         rows.append([str(sample), str(len(verdicts)), f"{correct / len(verdicts):.3f}", f"{scores.macro_f1:.3f}",
                      f"{sum(v.search_calls for v in verdicts) / len(verdicts):.2f}"])
-    print_table(f"Teacher trajectories ({settings.llm.backend}:{settings.llm.model}) -> {run_dir}",
-                ["Sample", "Triples", "Correct", "Macro-F1", "Searches"], rows)
+    print_table(f"Teacher trajectories ({policy}) -> {run_dir}", ["Sample", "Triples", "Correct", "Macro-F1", "Searches"],
+                rows)
 
 
 @app.command("sft-data")
-def sft_data_command(run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+def sft_data_command(run_name: TrainRunOpt = "sft",
+                     turns: Annotated[str, typer.Option(help="'last' (the paper's last-turn pairs) or 'all' turns.")] = "last",
+                     data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Build the SFT pairs from the teacher's correct trajectories (the paper's last-turn recipe)."""
     from agentkgv.eval.runner import load_run
     from agentkgv.train.sft_data import SFTDataStats, build_examples, check_train_only, forbidden_keys, write_dataset
@@ -475,7 +494,7 @@ def sft_data_command(run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, ca
     tests = [e for split in TEST_SPLITS for e in load_split(ws.benchmark, split)]
     check_train_only(verdicts, forbidden_keys(tests), set(BenchmarkConfig.load().regimes.unseen))
     stats = SFTDataStats()
-    examples = build_examples(verdicts, stats)
+    examples = build_examples(verdicts, stats, turns)
     write_dataset(examples, run_dir / "sft.jsonl")
     print_table(f"SFT data -> {run_dir / 'sft.jsonl'}", ["Trajectories", "Correct", "Dropped (hint leak)",
                                                           "Routing", "Search", "Judgment", "Examples"],

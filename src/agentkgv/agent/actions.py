@@ -26,6 +26,8 @@ class Action:
     verdict: bool | None = None
     combination: str | None = None
     query: str | None = None
+    # The 1-based numbers of the shown passages an answer cites.
+    evidence: tuple[int, ...] = ()
     error: str | None = None
 
 
@@ -51,7 +53,9 @@ def parse_action(text: str) -> Action:
         verdict = _VERDICTS.get(value.get("verdict"))
         if verdict is None:
             return Action("invalid", reasoning, error=f"verdict {value.get('verdict')!r} is not true/false")
-        return Action("answer", reasoning, verdict=verdict)
+        cited = value.get("evidence") if isinstance(value.get("evidence"), list) else []
+        evidence = tuple(dict.fromkeys(n for n in cited if isinstance(n, int) and not isinstance(n, bool)))
+        return Action("answer", reasoning, verdict=verdict, evidence=evidence)
     if kind == "search":
         query = str(value.get("query") or "").strip()
         combination = value.get("combination")

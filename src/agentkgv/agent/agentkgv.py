@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Tally, Verdict
 from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
-from agentkgv.agent.lexical import mentions
-from agentkgv.agent.prompts import action_schema, agent_state
+from agentkgv.agent.policy import LLMPolicy, Policy
+from agentkgv.agent.prompts import action_schema, agent_state, reader_view
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.base import LLM, GenerationConfig
@@ -28,10 +28,13 @@ from agentkgv.retrieval.base import Hit, Retriever
 class AgentConfig(BaseModel):
     max_turns: int = Field(8, ge=1)
     top_k: int = Field(5, ge=1)
-    reasoning_chars: int = 150
+    reasoning_chars: int = 120
     query_chars: int = 100
-    max_passage_words: int = 80
-    max_new_tokens: int = 160
+    # Words of each passage the agent reads, windowed around the triple's mentions (evidence_view).
+    max_passage_words: int = 26
+    # Passages an answer may cite.
+    max_cited: int = Field(2, ge=1)
+    max_new_tokens: int = 120
     temperature: float = 0.0
     seed: int | None = None
     # Teacher settings, for writing stage-1 training data only. The teacher prompt adds the paper's "search
@@ -46,6 +49,10 @@ class AgentConfig(BaseModel):
     table_queries: bool = False
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
+    # Grounding: after a search, "true" may be decoded only when a shown passage names both the subject and
+    # the object (in the window the agent reads), so a true verdict always has a passage to cite. "false"
+    # and another search stay open; whether a passage naming both states this relation is the model's call.
+    true_needs_evidence: bool = True
 
     @property
     def teaching(self) -> bool:
@@ -62,19 +69,24 @@ class Trajectory(Tally):
     summary: str | None = None
     last_query: str | None = None
     last_hits: list[Hit] = field(default_factory=list)
+    cited: list[Hit] = field(default_factory=list)
     turns: list[dict] = field(default_factory=list)
 
 
 class AgentKGV:
     name = "agentkgv"
 
-    def __init__(self, llm: LLM, retriever: Retriever, summarizer: Summarizer,
-                 paraphrases: dict[str, list[str]], config: AgentConfig | None = None):
+    def __init__(self, llm: LLM | None, retriever: Retriever, summarizer: Summarizer,
+                 paraphrases: dict[str, list[str]], config: AgentConfig | None = None, policy: Policy | None = None):
+        """`policy` chooses the actions; by default the LLM does, decoding under this config's settings."""
         self.llm = llm
         self.retriever = retriever
         self.summarizer = summarizer
         self.paraphrases = paraphrases
         self.config = config or AgentConfig()
+        if policy is None and llm is None:
+            raise ValueError("the agent needs an LLM or a policy to choose its actions")
+        self.policy = policy or LLMPolicy(llm, self.generation_config())
 
     def generation_config(self) -> GenerationConfig:
         c = self.config
@@ -102,7 +114,7 @@ class AgentKGV:
         c = self.config
         started = time.perf_counter()
         prompts = [self.state(t) for t in active]
-        completions = self.llm.generate(prompts, self.generation_config(), [self.schema(t) for t in active])
+        completions = self.policy.act(active, prompts, [self.schema(t) for t in active])
         searching: list[tuple[Trajectory, Action]] = []
         for trajectory, messages, completion in zip(active, prompts, completions):
             action = parse_action(completion.text)
@@ -119,6 +131,9 @@ class AgentKGV:
             if action.kind == "answer":
                 trajectory.verdict, trajectory.done = action.verdict, True
                 trajectory.confidence = verdict_confidence(completion)
+                # Only passages this turn showed can be cited; a number outside them is dropped.
+                trajectory.cited = [trajectory.last_hits[n - 1] for n in action.evidence
+                                    if 1 <= n <= len(trajectory.last_hits)]
             elif action.kind == "invalid" or len(trajectory.turns) >= c.max_turns:
                 trajectory.done = True
             else:
@@ -131,14 +146,23 @@ class AgentKGV:
     def schema(self, trajectory: Trajectory) -> dict:
         """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
         c = self.config
-        teacher = {}
+        narrowed: dict = {}
         if c.gold_hint:  # rationalization: the teacher writes the reasoning for the known label
-            teacher["verdicts"] = ["true" if trajectory.item.label else "false"]
+            narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
+        elif c.true_needs_evidence and trajectory.last_query is not None and not self.names_both(trajectory):
+            narrowed["verdicts"] = ["false"]
         if c.table_queries:
-            teacher["queries"] = [compose_query(trajectory.item.triple, name, next(iter(trajectory.paraphrases), None))
+            narrowed["queries"] = [compose_query(trajectory.item.triple, name, next(iter(trajectory.paraphrases), None))
                                   for name in COMBINATIONS]
         return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory),
-                             self._may_answer(trajectory), **teacher)
+                             self._may_answer(trajectory), passages=len(trajectory.last_hits),
+                             max_cited=c.max_cited, **narrowed)
+
+    def names_both(self, trajectory: Trajectory) -> bool:
+        """Whether a shown passage names both the subject and the object in the window the agent reads."""
+        t = trajectory.item.triple
+        return any(view.has_subject and view.has_object for view in (
+            reader_view(t, h, self.config.max_passage_words) for h in trajectory.last_hits))
 
     def _may_search(self, trajectory: Trajectory) -> bool:
         c = self.config
@@ -177,14 +201,11 @@ class AgentKGV:
         return [self.to_verdict(t) for t in self.run([self.start(item) for item in items])]
 
     def to_verdict(self, trajectory: Trajectory) -> Verdict:
-        triple = trajectory.item.triple
-        cited = [h for h in trajectory.last_hits
-                 if mentions(h.passage.text, triple.subject) or mentions(h.passage.text, triple.object)]
-        evidence = [EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in (cited or trajectory.last_hits)]
+        """The verdict with the passages its answer cited: the evidence is the model's own citation."""
         return Verdict(
-            id=trajectory.item.id, triple=triple, verdict=trajectory.verdict, method=self.name,
+            id=trajectory.item.id, triple=trajectory.item.triple, verdict=trajectory.verdict, method=self.name,
             gold=trajectory.item.label, confidence=trajectory.confidence,
-            evidence=evidence if trajectory.verdict is not None else [],
+            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in trajectory.cited],
             search_calls=trajectory.searches, prompt_tokens=trajectory.prompt_tokens,
             completion_tokens=trajectory.completion_tokens, seconds=trajectory.seconds,
             trajectory=trajectory.turns)

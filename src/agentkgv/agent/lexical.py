@@ -6,19 +6,12 @@ subject and the object (or one of the object's aliases), after case, accent and 
 
 from __future__ import annotations
 
-import re
 import time
-import unicodedata
 
 from agentkgv.agent.base import EvidenceRef, Verdict
 from agentkgv.data.records import LabeledTriple
+from agentkgv.data.text import fold
 from agentkgv.retrieval.base import Retriever
-
-
-def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    return " " + " ".join(re.findall(r"\w+", text)) + " "
 
 
 def mentions(passage: str, name: str) -> bool:

@@ -53,16 +53,17 @@ def _trim_oldest(text: str, max_chars: int) -> str:
 class ExtractiveSummarizer:
     name = "extractive"
 
-    def __init__(self, max_chars: int = 400, sentences_per_turn: int = 2):
+    def __init__(self, max_chars: int = 240, sentences_per_turn: int = 2, max_sentence_words: int = 20):
         self.max_chars = max_chars
         self.sentences_per_turn = sentences_per_turn
+        self.max_sentence_words = max_sentence_words
 
     def summarize(self, requests: list[SummaryRequest]) -> list[SummaryResult]:
         return [SummaryResult(self._one(r)) for r in requests]
 
     def _one(self, request: SummaryRequest) -> str:
         triple = request.triple
-        relevant = [s for h in request.hits for s in _sentences(h.passage.text)
+        relevant = [" ".join(s.split()[: self.max_sentence_words]) for h in request.hits for s in _sentences(h.passage.text)
                     if mentions(s, triple.subject) or mentions(s, triple.object)]
         found = " ".join(dict.fromkeys(relevant[: self.sentences_per_turn])) or "nothing about the triple"
         line = f"[{request.query}] {found}"

@@ -21,15 +21,19 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, model_validator
 
+from agentkgv.data.co_mention import ObjectNames, choose, find_co_mentions, sentences_by_subject
 from agentkgv.data.errors import DataError
+from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
 from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.lama import iter_evidence_facts, iter_known_triples, relations_with_evidence
 from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import Example, Fact, Passage, Triple
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL, embed
 
-SPLITS = ("train", "test_long_tail", "test_unseen")
+SPLITS = ("train", "test_long_tail", "test_unseen", DOCS_SPLIT)
 TEST_SPLIT_REGIME = {"test_long_tail": "long_tail", "test_unseen": "unseen"}
+# Country of citizenship: its object pool is the set of countries.
+COUNTRY_PREDICATE = "P27"
 
 
 class Regimes(BaseModel):
@@ -50,6 +54,9 @@ class BenchmarkConfig(BaseModel):
     long_tail_train_cap: int = 10
     similarity_grid: list[float]
     train_min_similarity: float = 0.3
+    # At most this share of the training negatives are co-mention negatives (agentkgv.data.co_mention);
+    # each replaces its positive's hard negative, so the split stays balanced. 0 turns them off.
+    co_mention_share: float = 0.5
     regimes: Regimes
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
 
@@ -90,6 +97,7 @@ class SplitStats:
     negatives: int
     threshold: float
     mean_similarity: float
+    co_mention: int = 0
 
 
 class KnownPositives:
@@ -241,7 +249,8 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
     missing = sorted(set(configured) - available)
     if missing:
         raise DataError(data_dir, f"regime predicates without an evidence file: {missing}")
-    labels = {pid: info.label for pid, info in load_predicates(data_dir).items()}
+    predicates = load_predicates(data_dir)
+    labels = {pid: info.label for pid, info in predicates.items()}
 
     progress("reading known positives from every LAMA facts file")
     known = KnownPositives(iter_known_triples(data_dir))
@@ -284,7 +293,6 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
         train_pairs += chosen
         held_for_train.update(id(p) for p in chosen)
     splits["train"] = pairs_to_examples(train_pairs, "train", regime_of, seen)
-    stats.append(_stats("train", splits["train"], config.train_min_similarity))
 
     for split, regime in TEST_SPLIT_REGIME.items():
         candidates = [p for pid in getattr(config.regimes, regime) for p in pairs[pid]
@@ -295,6 +303,16 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
         splits[split] = pairs_to_examples(chosen, split, regime_of, seen)
         stats.append(_stats(split, splits[split], threshold))
 
+    # After the test splits are drawn, so they are the same with or without co-mention negatives, and
+    # `seen` holds every test triple, which a co-mention negative must never be.
+    progress("mining co-mention negatives")
+    all_facts = [f for fs in facts.values() for f in fs]
+    splits["train"] = with_co_mention_negatives(
+        splits["train"], {triple_key(p.positive.triple): p.positive for p in train_pairs}, all_facts, known,
+        pools, predicates, config, seen)
+    stats.insert(0, _stats("train", splits["train"], config.train_min_similarity))
+
+    splits[DOCS_SPLIT] = factbench_docs_examples(data_dir)
     for split, examples in splits.items():
         random.Random(f"{config.seed}:{split}").shuffle(examples)
         write_jsonl(out_dir / f"{split}.jsonl", (e.to_json() for e in examples))
@@ -302,10 +320,56 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
     return stats
 
 
+def with_co_mention_negatives(train: list[Example], positives: dict[tuple[str, str, str], Fact], facts: list[Fact],
+                              known: KnownPositives, pools: dict[str, list[tuple[str, str]]],
+                              predicates: dict, config: BenchmarkConfig, seen: set[tuple[str, str, str]]) -> list[Example]:
+    """The train split with up to `co_mention_share` of its hard negatives replaced by co-mention negatives
+    of the same positives (single-valued predicates only; see agentkgv.data.co_mention)."""
+    budget = int(config.co_mention_share * sum(not e.label for e in train))
+    if budget <= 0:
+        return train
+    rng = random.Random(f"{config.seed}:co_mention")
+    sentences = sentences_by_subject(facts)
+    names = {pid: ObjectNames(pool) for pid, pool in pools.items()
+             if pid in predicates and predicates[pid].single_valued}
+    # A country named next to a subject whose true value is a city is usually that city's country
+    # (died in Derby, England): true at a coarser grain, so never a co-mention negative for a non-country.
+    countries = set(known.pools.get(COUNTRY_PREDICATE, {}))
+    replacements: dict[str, Example] = {}  # positive id -> its co-mention negative
+    for example in sorted((e for e in train if e.label), key=lambda e: e.id):
+        pid = example.triple.predicate_id or ""
+        fact = positives.get(triple_key(example.triple))
+        if pid not in names or fact is None:
+            continue
+        triple = example.triple
+        excluded = known.objects_of(pid, triple) | {_key(triple.object)} | ({triple.object_id} if triple.object_id else set())
+        if _key(triple.object) not in countries:
+            excluded |= countries
+        stated = {key: predicates[other].label if other in predicates else other
+                  for other in known.pools if other != pid for key in known.objects_of(other, triple)}
+        candidates = [c for c in find_co_mentions(fact, sentences.get(_key(triple.subject), []), names[pid], excluded,
+                                                  stated, is_surface_variant)
+                      if (_key(triple.subject), pid, _key(c.object_label)) not in seen]
+        if not candidates:
+            continue
+        chosen = choose(candidates, rng)
+        negative = Triple(triple.subject, triple.predicate, chosen.object_label, pid, triple.subject_id,
+                          chosen.object_id)
+        seen.add(triple_key(negative))
+        replacements[example.id] = Example(
+            _example_id("train", negative), negative, False, "train", example.regime, chosen.passage_ids,
+            negative_of=example.id, extra={"negative": "co_mention", "stated_relation": chosen.stated_relation})
+    # Spread over the split rather than the first ids in order, when there are more than the budget.
+    keep = set(rng.sample(sorted(replacements), min(budget, len(replacements))))
+    return [replacements[e.negative_of] if not e.label and e.negative_of in keep else e for e in train]
+
+
 def _stats(split: str, examples: list[Example], threshold: float) -> SplitStats:
-    negatives = [e.similarity for e in examples if not e.label and e.similarity is not None]
+    negatives = [e for e in examples if not e.label]
+    similarities = [e.similarity for e in negatives if e.similarity is not None]
     return SplitStats(split, sum(e.label for e in examples), len(negatives), threshold,
-                      round(float(np.mean(negatives)), 3) if negatives else float("nan"))
+                      round(float(np.mean(similarities)), 3) if similarities else float("nan"),
+                      sum(e.extra.get("negative") == "co_mention" for e in negatives))
 
 
 def load_split(benchmark_dir: Path, split: str) -> list[Example]:

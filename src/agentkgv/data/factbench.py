@@ -13,12 +13,15 @@ from pathlib import Path
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json
-from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.data.records import Example, LabeledTriple, Passage, Triple
 from agentkgv.data.tekgen import repair_mojibake
 from agentkgv.data.trex_json import split_sentences
 from agentkgv.data.user_formats import predicate_words
 
 ROOT = Path("factbench")
+# The 400 facts that come with their own web documents, as an evaluation split: real extraction-style
+# errors (the object of another relation of the subject), never trained on.
+DOCS_SPLIT = "factbench_docs"
 # A heading, not a paragraph: the first line becomes the title only when it is this short.
 _TITLE_MAX_CHARS = 100
 
@@ -45,6 +48,16 @@ def iter_factbench(data_dir: Path) -> Iterator[LabeledTriple]:
             label=labels[fact_id] == 1,
             source="factbench",
         )
+
+
+def factbench_docs_examples(data_dir: Path) -> list[Example]:
+    """The facts with a documents folder, as benchmark examples (their pages are in the corpus)."""
+    base = data_dir / ROOT / "docs"
+    if not base.is_dir():
+        raise DataError(base, "FactBench documents folder not found (is the data folder set right?)")
+    with_docs = {p.name for p in base.iterdir() if p.is_dir()}
+    return [Example(item.id, item.triple, bool(item.label), DOCS_SPLIT, "factbench")
+            for item in iter_factbench(data_dir) if item.id in with_docs]
 
 
 def iter_factbench_passages(data_dir: Path, words_per_passage: int = 120) -> Iterator[Passage]:

@@ -26,6 +26,12 @@ class PredicateInfo:
     description: str = ""
     aliases: tuple[str, ...] = ()
     templates: tuple[str, ...] = ()
+    # X-FACTR's cardinality type: "N-1" or "1-1" when a subject has one object, "N-M" when several.
+    cardinality: str = ""
+
+    @property
+    def single_valued(self) -> bool:
+        return self.cardinality in ("N-1", "1-1")
 
     def paraphrases(self) -> list[str]:
         """Surface forms other than the label: aliases first, then template verb phrases; no repeats."""
@@ -53,6 +59,7 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
     descriptions: dict[str, str] = {}
     aliases: dict[str, list[str]] = {}
     templates: dict[str, list[str]] = {}
+    cardinality: dict[str, str] = {}
 
     csv_path = base / "wikidata-properties.csv"
     if csv_path.exists():
@@ -86,6 +93,8 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
                 descriptions.setdefault(pid, record["description"])
             if record.get("template"):
                 templates.setdefault(pid, []).append(record["template"])
+            if record.get("type"):
+                cardinality.setdefault(pid, record["type"])
 
     for path in sorted((base / "pararel_patterns").glob("P*.jsonl")):
         for _, record in read_jsonl(path):
@@ -101,6 +110,7 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
             description=descriptions.get(pid, ""),
             aliases=tuple(dict.fromkeys(aliases.get(pid, []))),
             templates=tuple(dict.fromkeys(templates.get(pid, []))),
+            cardinality=cardinality.get(pid, ""),
         )
         for pid in sorted(set(labels) | set(templates))
     }

@@ -68,6 +68,8 @@ class TransformersLLM:
         tokenizer = AutoTokenizer.from_pretrained(path)
         precision = torch_dtype(dtype)
         network = AutoModelForCausalLM.from_pretrained(path, dtype=precision)
+        if torch.cuda.is_available():
+            network = network.to("cuda")
         # The precision is part of the identity: bf16 and fp32 greedy decodes can diverge.
         name = f"transformers:{model}:{str(precision).removeprefix('torch.')}"
         if adapter is not None:

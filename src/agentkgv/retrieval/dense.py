@@ -10,8 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import faiss
+if TYPE_CHECKING:  # loaded only where a dense index is built or read, so BM25 runs without faiss
+    import faiss
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Passage
@@ -47,6 +49,8 @@ class DenseRetriever:
         start_build(index_dir)
         store = PassageStore(passages)
         vectors = embed([indexed_text(p) for p in store], model, batch_size=batch_size, show_progress=True)
+        import faiss
+
         index = faiss.IndexFlatIP(vectors.shape[1])
         index.add(vectors)
         faiss.write_index(index, str(index_dir / INDEX_FILE))
@@ -67,6 +71,8 @@ class DenseRetriever:
         if model is not None and meta.get("model") != model:
             raise DataError(index_dir, f"index was built with embedding model {meta.get('model')!r}, "
                                        f"but {model!r} was asked for; rebuild it or change the setting")
+        import faiss
+
         index = faiss.read_index(str(index_dir / INDEX_FILE))
         if index.d != meta.get("dimension"):
             raise DataError(index_dir, f"index has dimension {index.d}, meta.json says {meta.get('dimension')}")

@@ -9,6 +9,7 @@ loss masks every prompt token. The same settings run SmolLM2 on a 2-core CPU and
 from __future__ import annotations
 
 import json
+import random
 import resource
 import time
 from pathlib import Path
@@ -38,12 +39,26 @@ class SFTSettings(TomlSettings):
     gradient_checkpointing: bool = False
     logging_steps: int = 5
     save_steps: int = 25
+    # A held-out share of the pairs (whole triples, never split across sides) scored once an epoch.
+    eval_fraction: float = Field(0.0, ge=0.0, lt=0.5)
     seed: int = 13
 
 
 def last_checkpoint(output_dir: Path) -> str | None:
     checkpoints = sorted(output_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
     return str(checkpoints[-1]) if checkpoints else None
+
+
+def pair_triple(pair_id: str) -> str:
+    """The training triple an SFT pair comes from: `<triple id>#s<sample>:t<turn>` -> `<triple id>`."""
+    return pair_id.rsplit(":t", 1)[0].split("#")[0]
+
+
+def held_out_triples(pair_ids: list[str], fraction: float, seed: int) -> set[str]:
+    """A seeded `fraction` of the triples behind the pairs. Held out by triple, not by pair, so no state of
+    a held-out triple's trajectory is trained on."""
+    triples = sorted({pair_triple(i) for i in pair_ids})
+    return set(random.Random(seed).sample(triples, max(1, int(fraction * len(triples)))))
 
 
 def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None):
@@ -65,6 +80,11 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     tokenizer = AutoTokenizer.from_pretrained(path)
     dataset = load_dataset("json", data_files=str(dataset_path), split="train")
+    held_out = None
+    if settings.eval_fraction:
+        held = held_out_triples(dataset["id"], settings.eval_fraction, settings.seed)
+        held_out = dataset.filter(lambda row: pair_triple(row["id"]) in held)
+        dataset = dataset.filter(lambda row: pair_triple(row["id"]) not in held)
     config = SFTConfig(
         output_dir=str(output_dir), num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
         per_device_train_batch_size=settings.batch_size,
@@ -72,13 +92,16 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         warmup_steps=0.05, max_length=settings.max_length, completion_only_loss=True,
         gradient_checkpointing=settings.gradient_checkpointing, logging_steps=settings.logging_steps,
         save_steps=settings.save_steps, save_total_limit=2, seed=settings.seed, report_to="none",
+        eval_strategy="epoch" if held_out is not None else "no",
         use_cpu=not on_gpu, bf16=dtype == torch.bfloat16, dataloader_num_workers=0,
         # Padding within a batch is pure waste on a CPU: batch states of similar length together.
         train_sampling_strategy="group_by_length")
     lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                       target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
                       task_type="CAUSAL_LM")
-    return SFTTrainer(model=model, args=config, train_dataset=dataset.remove_columns(["id", "kind", "predicate_id"]),
+    columns = ["id", "kind", "predicate_id"]
+    return SFTTrainer(model=model, args=config, train_dataset=dataset.remove_columns(columns),
+                      eval_dataset=held_out.remove_columns(columns) if held_out is not None else None,
                       processing_class=tokenizer, peft_config=lora)
 
 
@@ -87,30 +110,38 @@ def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threa
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "settings.json").write_text(settings.model_dump_json(indent=2))
     trainer = build_trainer(dataset_path, output_dir, settings, threads)
+    import torch
+
     started = time.perf_counter()
     result = trainer.train(resume_from_checkpoint=last_checkpoint(output_dir))
     minutes = (time.perf_counter() - started) / 60
     adapter = output_dir / ADAPTER_DIR
     trainer.save_model(str(adapter))
     losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
+    held_out = [{"step": r["step"], "loss": r["eval_loss"]} for r in trainer.state.log_history if "eval_loss" in r]
     summary = {"examples": len(trainer.train_dataset), "epochs": settings.epochs, "steps": result.global_step,
                "minutes_this_session": round(minutes, 2), "final_train_loss": result.training_loss,
                # ru_maxrss is in KiB on Linux.
                "peak_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
-               "adapter": str(adapter), "losses": losses}
+               "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
+               "adapter": str(adapter), "losses": losses, "held_out_losses": held_out,
+               "machine": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"}
     (output_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    plot_losses(losses, output_dir / "loss.png")
+    plot_losses(losses, held_out, output_dir / "loss.png")
     return summary
 
 
-def plot_losses(losses: list[dict], path: Path) -> None:
+def plot_losses(losses: list[dict], held_out: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, axis = plt.subplots(figsize=(6, 3.5))
-    axis.plot([r["step"] for r in losses], [r["loss"] for r in losses], marker=".")
+    axis.plot([r["step"] for r in losses], [r["loss"] for r in losses], marker=".", label="training")
+    if held_out:
+        axis.plot([r["step"] for r in held_out], [r["loss"] for r in held_out], marker="o", label="held-out pairs")
+        axis.legend()
     axis.set_xlabel("optimizer step")
     axis.set_ylabel("training loss (action tokens)")
     axis.set_title("SFT loss")

@@ -58,8 +58,10 @@ def state_of(turn: dict) -> list[dict]:
     return turn.get("state", turn["messages"])
 
 
-def sft_pairs(verdict: Verdict) -> list[SFTExample]:
-    """The last turn's state-action pairs of a correct trajectory (see the module docstring)."""
+def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
+    """The state-action pairs of a correct trajectory: the paper's last-turn pairs (see the module
+    docstring), or with `turns_taken="all"` every turn, for a teacher whose every step is one the student
+    should copy (the privileged teacher: its rewrites and its stops are all decided from the state)."""
     turns = verdict.trajectory
     if not is_correct(verdict) or not turns or turns[-1]["action"]["kind"] != "answer":
         return []
@@ -68,6 +70,9 @@ def sft_pairs(verdict: Verdict) -> list[SFTExample]:
     def pair(turn: dict, kind: str) -> SFTExample:
         return SFTExample(f"{verdict.id}:t{turn['turn']}", kind, state_of(turn), turn["action_text"], pid)
 
+    if turns_taken == "all":
+        return [pair(turn, "routing" if turn["turn"] == 1 else "search" if turn["action"]["kind"] == "search"
+                     else "judgment") for turn in turns]
     if len(turns) == 1:
         return [pair(turns[0], "routing")]
     search = turns[-2]
@@ -97,13 +102,14 @@ def forbidden_keys(test_examples: Iterable[Example]) -> set[tuple[str, str, str]
     return {triple_key(e.triple) for e in test_examples}
 
 
-def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None) -> list[SFTExample]:
+def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None,
+                   turns_taken: str = "last") -> list[SFTExample]:
     stats = stats if stats is not None else SFTDataStats()
     examples = []
     for verdict in verdicts:
         stats.trajectories += 1
         stats.correct += is_correct(verdict)
-        pairs = sft_pairs(verdict)
+        pairs = sft_pairs(verdict, turns_taken)
         if any(leaks_hint(p) for p in pairs):
             stats.leaked += 1
             continue

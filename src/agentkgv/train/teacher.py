@@ -47,7 +47,9 @@ def training_draw(examples: list[Example], count: int, seed: int) -> list[Exampl
     """`count` training triples as (positive, its hard negative) pairs, drawn round-robin over predicates.
 
     Round-robin keeps the rare long-tail predicates (at most 10 training triples each) in the draw next to
-    the head ones; pairs keep it balanced. Only the train split is accepted.
+    the head ones; pairs keep it balanced. Within a predicate, pairs whose negative is a co-mention negative
+    come first: they are the few that need reading (agentkgv.data.co_mention), so a draw of a few thousand
+    holds nearly all of them. Only the train split is accepted.
     """
     wrong = next((e for e in examples if e.split != "train"), None)
     if wrong is not None:
@@ -60,6 +62,8 @@ def training_draw(examples: list[Example], count: int, seed: int) -> list[Exampl
     for predicate in sorted(by_predicate):
         pairs = by_predicate[predicate][:]
         rng.shuffle(pairs)
+        # Stable sort, popped from the end: co-mention pairs last in the list, so first out.
+        pairs.sort(key=lambda pair: pair[1].extra.get("negative") == "co_mention")
         queues.append(pairs)
     chosen: list[Example] = []
     while len(chosen) + 2 <= count and any(queues):

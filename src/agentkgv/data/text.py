@@ -1,0 +1,26 @@
+"""Folding text for whole-word name matching: case, accents and punctuation are ignored.
+
+Shared by every place that asks "is this name in this text" (the lexical check, the agent's passage view,
+the benchmark's co-mention miner), so they all agree on what a mention is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+WORD = re.compile(r"\w+")
+
+
+def fold_word(word: str) -> str:
+    word = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in word if not unicodedata.combining(c)).lower()
+
+
+def folded_words(text: str) -> list[str]:
+    return [fold_word(w) for w in WORD.findall(text)]
+
+
+def fold(text: str) -> str:
+    """The text as space-padded folded words, so `" paris "` in `fold(x)` is a whole-word test."""
+    return " " + " ".join(folded_words(text)) + " "
