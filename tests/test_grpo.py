@@ -235,7 +235,7 @@ def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, s
     assert len(set(first_actions)) > 1
 
 
-@pytest.mark.parametrize("name", ["grpo_tiny.toml", "grpo_cpu.toml", "grpo_gpu_7b.toml"])
+@pytest.mark.parametrize("name", ["grpo_tiny.toml", "grpo_cpu.toml", "grpo_gpu_7b.toml", "grpo_gpu_smollm2.toml"])
 def test_configs_load(name):
     from agentkgv.train.grpo import GRPOSettings
 

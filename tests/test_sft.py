@@ -172,14 +172,15 @@ def test_lora_sft_trains_saves_a_loadable_adapter_and_resumes(tiny_model_dir, sf
     assert "+adapter@" in adapted.name
 
 
-@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_cpu_long.toml", "sft_gpu_7b.toml"])
+@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_cpu_long.toml", "sft_gpu_7b.toml", "sft_gpu_smollm2.toml"])
 def test_shipped_sft_configs_load(name):
     from pathlib import Path
 
     from agentkgv.train.sft import SFTSettings
 
     settings = SFTSettings.load(Path(__file__).parent.parent / "configs" / name)
-    assert settings.epochs > 0 and settings.max_length >= 1024
+    # Room for a state (p95 under 512 tokens with the compact agent state) plus its action.
+    assert settings.epochs > 0 and settings.max_length >= 640
 
 
 def test_a_mistyped_sft_setting_names_the_file(tmp_path):
