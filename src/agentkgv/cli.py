@@ -392,7 +392,7 @@ def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples pe
 
 @app.command()
 def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
-         limit: Annotated[int, typer.Option(help="Triples per test split (a fixed balanced subset).")] = 20) -> None:
+         limit: Annotated[int, typer.Option(help="Triples per split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
 
     Runs the AgentKGV agent (the embedded SmolLM2 with the shipped trained adapter) on BM25, next to the
@@ -404,10 +404,10 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     ensure_benchmark(ws)
     show_benchmark_stats(ws)
     console.print(f"agentkgv runs SmolLM2-135M with the trained adapter '{TRAINED_ADAPTER}'")
-    eval_command(methods=["lexical", "agentkgv"], splits=list(TEST_SPLITS), limit=limit, retriever="bm25",
+    eval_command(methods=["lexical", "agentkgv"], splits=list(EVAL_SPLITS), limit=limit, retriever="bm25",
                  embedding_model=DEFAULT_EMBEDDING_MODEL, config=None, backend=None, model=None,
                  adapter=Path(TRAINED_ADAPTER),
-                 summarizer=None, label=None, cache=True, batch_size=8, run_name="demo", data_dir=data_dir,
+                 summarizer=None, label=None, cache=True, batch_size=16, run_name="demo", data_dir=data_dir,
                  cache_dir=cache_dir)
 
 
