@@ -36,3 +36,16 @@ def test_bootstrap_interval_brackets_the_point_estimate():
     assert low <= score(gold, predicted).macro_f1 <= high
     assert high - low < 0.3
     assert bootstrap_macro_f1(gold, gold, samples=50) == (1.0, 1.0)
+
+
+def test_balanced_subset_of_a_split_without_paired_negatives():
+    """FactBench's negatives are real errors, not made from its positives: the subset still takes half of
+    each label, in the split's order."""
+    from agentkgv.data.records import Example, Triple
+    from agentkgv.eval.subsets import balanced_subset
+
+    examples = [Example(f"f{i}", Triple(f"s{i}", "p", "o"), i % 3 == 0, "factbench_docs", "factbench")
+                for i in range(30)]
+    subset = balanced_subset(examples, 8)
+    assert [e.id for e in subset] == ["f0", "f1", "f2", "f3", "f4", "f5", "f6", "f9"]
+    assert sum(e.label for e in subset) == 4

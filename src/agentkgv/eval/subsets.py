@@ -19,4 +19,10 @@ def balanced_subset(examples: list[Example], size: int) -> list[Example]:
     """
     if size >= len(examples):
         return examples
-    return [e for pair in hard_negative_pairs(examples)[:size // 2] for e in pair]
+    pairs = hard_negative_pairs(examples)
+    if pairs:
+        return [e for pair in pairs[:size // 2] for e in pair]
+    # A split whose negatives are not made from its positives (FactBench's real errors): the first size/2
+    # of each label, in the split's fixed order.
+    chosen = {id(e) for label in (True, False) for e in [e for e in examples if e.label is label][:size // 2]}
+    return [e for e in examples if id(e) in chosen]
