@@ -420,7 +420,7 @@ def _teacher_logs(run_dir: Path) -> list[Path]:
 
 @app.command()
 def teacher(triples: Annotated[int, typer.Option(help="Training triples (positives and their negatives).")] = 480,
-            policy: Annotated[str, typer.Option(help="'privileged' (gold label and evidence ids, no LLM) or 'llm'.")] = "privileged",
+            policy: Annotated[str, typer.Option(help="'privileged' (knows the gold label, no LLM) or 'llm'.")] = "privileged",
             samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed (llm).")] = 1,
             gold_hint: Annotated[bool, typer.Option(help="Show the LLM teacher the gold label (rationalization).")] = True,
             min_searches: Annotated[int, typer.Option(help="Searches before the LLM teacher may answer.")] = 1,

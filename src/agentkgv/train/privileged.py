@@ -2,19 +2,20 @@
 
 Offline there is no large teacher (the paper's gpt-oss-120b), and the embedded 135M model as its own
 teacher wrote 138 usable pairs in 25 minutes. This teacher instead knows, for a training triple, its gold
-label and the ids of its gold passages (those that state the fact, or for a negative, what contradicts it),
-and plays the agent's exact action protocol inside the agent's own loop (`AgentKGV(policy=...)`):
+label and, for a hard negative, the true object it replaced, and plays the agent's exact action protocol
+inside the agent's own loop (`AgentKGV(policy=...)`):
 
 - route: it always searches (it has no parametric knowledge to answer from);
-- query: the first query is the `s,p,o` combination; when the results hold no gold passage it rewrites
+- query: the first query is the `s,p,o` combination; while nothing shown settles the triple it rewrites
   along the combination table (`s,p',o`, `s,p`, `s,p'`, `s`), never repeating a query;
 - judge: once a shown passage settles the triple it answers with the gold verdict and cites it; with the
   budget spent and nothing found it answers false, as a reader of those results would.
 
-Every decision depends only on what the student's state shows: a passage marked with both [S:..] and
-[O:..], or with [S:..] and another value, or nothing relevant. Trajectories where that disagrees with the
-gold label (a true triple whose evidence was never retrieved) end with a wrong verdict, and the SFT data
-keeps only correct trajectories, as the paper does. The reasoning it writes names what it saw.
+Every decision depends only on what the student's state shows, the windowed passages with their marks: a
+passage naming both [S:..] and [O:..] (true, or for a co-mention negative false), one naming [S:..] with
+the true object (false), or nothing that settles it. Trajectories where that disagrees with the gold label
+(a true triple whose evidence never came into a window with both names) end with a wrong verdict, and the
+SFT data keeps only correct trajectories, as the paper does. The reasoning it writes names what it saw.
 """
 
 from __future__ import annotations
@@ -37,9 +38,6 @@ class Privilege:
     """What the teacher knows of one training triple beyond what the student sees."""
 
     label: bool
-    # For a positive, passages that state it; for a negative, passages that contradict it (the true
-    # object's evidence, or the sentences where the co-mentioned object stands under another relation).
-    gold_passage_ids: frozenset[str]
     co_mention: bool = False
     # A hard negative's true object; a co-mention negative's stated relation (either may be unknown).
     true_object: str | None = None
@@ -57,7 +55,7 @@ def privileges(examples: Iterable[Example]) -> dict[str, Privilege]:
     for e in examples:
         positive = by_id.get(e.negative_of) if e.negative_of else None
         co_mention = e.extra.get("negative") == "co_mention"
-        table[e.id] = Privilege(e.label, frozenset(e.gold_passage_ids), co_mention,
+        table[e.id] = Privilege(e.label, co_mention,
                                 positive.triple.object if positive is not None and not co_mention else None,
                                 (e.extra.get("stated_relation") or None) if co_mention else None)
     return table
