@@ -70,7 +70,9 @@ def print_table(title: str, headers: list[str] | tuple[str, ...], rows: list[lis
         table.add_column(header)
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    # Piped into a file or a CI log there is no terminal width to fit: rich would fall back to 80 columns
+    # and cut every cell, so the table gets room instead.
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
 def retriever_config(ws: Workspace, kind: str, embedding_model: str) -> RetrieverConfig:
