@@ -183,3 +183,27 @@ def test_confidence_sums_every_spelling_of_the_verdict():
     true_mass, false_mass = math.exp(-0.9) + math.exp(-1.6), math.exp(-1.2) + math.exp(-3.0)
     assert verdict_confidence(completion) == pytest.approx(true_mass / (true_mass + false_mass))
     assert verdict_confidence(Completion(text, 1, 4, 0.0, "stop")) is None
+
+
+def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
+    from agentkgv.agent.evidence_view import view_passage
+
+    view = view_passage("Ira Gershwin was born in New York, not in Iran.", "Ira Gershwin", "New York", 50)
+    assert view.text == "[S:Ira Gershwin] was born in [O:New York], not in Iran"
+    assert view.has_subject and view.has_object
+    filler = " ".join(f"w{i}" for i in range(60))
+    view = view_passage(f"{filler} Alexandra is where Allan Peiper was born. {filler}", "Allan Peiper", "Alexandra", 10)
+    assert view.text.startswith("… ") and view.text.endswith(" …")
+    assert "[O:Alexandra]" in view.text and "[S:Allan Peiper]" in view.text
+    assert len(view.text.split()) <= 10 + 2 + 1  # the window, two ellipses, a mark joining two words
+
+
+@pytest.mark.parametrize("gap", [8, 9])
+def test_passage_view_keeps_both_ends_when_the_span_just_fits(gap):
+    """Subject and object `max_words` - 1 words apart, for an even and an odd window: both stay inside."""
+    from agentkgv.agent.evidence_view import view_passage
+
+    words = [f"w{i}" for i in range(40)]
+    words[10], words[10 + gap] = "Peiper", "Alexandra"
+    view = view_passage(" ".join(words), "Peiper", "Alexandra", gap + 1)
+    assert view.has_subject and view.has_object, view.text

@@ -202,3 +202,16 @@ def test_held_out_pairs_are_whole_triples():
     assert len(held) == 4 and held == held_out_triples(ids, 0.1, seed=13)
     # Every turn of a held-out triple is held out with it.
     assert {i for i in ids if pair_triple(i) in held} == {f"{t}#s0:t{turn}" for t in held for turn in (1, 2, 3)}
+
+
+def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
+    """The privileged teacher never sees a hint, and its reasoning names the predicate: "record label"
+    must not cost a trajectory."""
+    labelled = Triple("Gerry Rafferty", "record label", "United Artists", "P264")
+    script = [search("Gerry Rafferty record label"), {**answer("true"), "reasoning": "It names its record label."}]
+    agent = AgentKGV(ScriptedLLM(script), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig(true_needs_evidence=False))
+    verdict = agent.verify([LabeledTriple("train:P264:x#s0", labelled, True)])[0]
+    assert build_examples([verdict]) == []
+    assert [p.kind for p in build_examples([verdict], turns_taken="all", hinted=False)] == ["routing", "judgment"]
+    with pytest.raises(ValueError, match="turns_taken"):
+        build_examples([verdict], turns_taken="every")

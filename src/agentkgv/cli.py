@@ -483,20 +483,26 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
 def sft_data_command(run_name: TrainRunOpt = "sft",
                      turns: Annotated[str, typer.Option(help="'last' (the paper's last-turn pairs) or 'all' turns.")] = "last",
                      data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Build the SFT pairs from the teacher's correct trajectories (the paper's last-turn recipe)."""
+    """Build the SFT pairs from the teacher's correct trajectories (the paper's last-turn pairs, or every turn)."""
     from agentkgv.eval.runner import load_run
-    from agentkgv.train.sft_data import SFTDataStats, build_examples, check_train_only, forbidden_keys, write_dataset
+    from agentkgv.train.sft_data import (TURNS_TAKEN, SFTDataStats, build_examples, check_train_only, forbidden_keys,
+                                         write_dataset)
 
+    if turns not in TURNS_TAKEN:
+        raise typer.BadParameter(f"--turns must be one of {', '.join(TURNS_TAKEN)}")
     ws = Workspace(data_dir, cache_dir)
     run_dir = ws.training / run_name
     logs = _teacher_logs(run_dir)
     if not logs:
         raise DataError(run_dir, "no teacher trajectories (teacher.s*.jsonl); run `agentkgv teacher` first")
     verdicts = [v for log in logs for v in load_run(log).values()]
-    tests = [e for split in TEST_SPLITS for e in load_split(ws.benchmark, split)]
+    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
     check_train_only(verdicts, forbidden_keys(tests), set(BenchmarkConfig.load().regimes.unseen))
+    # Runs written before the privileged teacher existed came from the LLM teacher.
+    teacher_info = run_dir / "teacher.json"
+    policy = json.loads(teacher_info.read_text()).get("policy", "llm") if teacher_info.exists() else "llm"
     stats = SFTDataStats()
-    examples = build_examples(verdicts, stats, turns)
+    examples = build_examples(verdicts, stats, turns, hinted=policy == "llm")
     write_dataset(examples, run_dir / "sft.jsonl")
     print_table(f"SFT data -> {run_dir / 'sft.jsonl'}", ["Trajectories", "Correct", "Dropped (hint leak)",
                                                           "Routing", "Search", "Judgment", "Examples"],

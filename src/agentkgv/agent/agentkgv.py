@@ -79,7 +79,6 @@ class AgentKGV:
     def __init__(self, llm: LLM | None, retriever: Retriever, summarizer: Summarizer,
                  paraphrases: dict[str, list[str]], config: AgentConfig | None = None, policy: Policy | None = None):
         """`policy` chooses the actions; by default the LLM does, decoding under this config's settings."""
-        self.llm = llm
         self.retriever = retriever
         self.summarizer = summarizer
         self.paraphrases = paraphrases

@@ -46,13 +46,16 @@ def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageVi
     if len(words) <= max_words:
         first, last = 0, len(words) - 1
     else:
-        # Centre on the first object mention, shifted to take in the nearest subject mention when both fit.
+        # Centre on the first object mention; when the nearest subject mention fits beside it, centre the
+        # span from one to the other instead (its slack split on both sides, so both ends stay inside).
         anchor = objects[0][0] if objects else subjects[0][0] if subjects else 0
+        first = anchor - max_words // 2
         if objects and subjects:
             nearest = min(subjects, key=lambda s: abs(s[0] - anchor))
             low, high = min(anchor, nearest[0]), max(objects[0][1], nearest[1])
-            anchor = (low + high) // 2 if high - low < max_words else anchor
-        first = max(0, min(anchor - max_words // 2, len(words) - max_words))
+            if high - low < max_words:
+                first = low - (max_words - (high - low + 1)) // 2
+        first = max(0, min(first, len(words) - max_words))
         last = first + max_words - 1
     # Marks go on mentions inside the window; an object span wins over an overlapping subject span.
     marks: dict[int, tuple[int, str]] = {}

@@ -58,10 +58,15 @@ def state_of(turn: dict) -> list[dict]:
     return turn.get("state", turn["messages"])
 
 
+TURNS_TAKEN = ("last", "all")
+
+
 def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
     """The state-action pairs of a correct trajectory: the paper's last-turn pairs (see the module
     docstring), or with `turns_taken="all"` every turn, for a teacher whose every step is one the student
     should copy (the privileged teacher: its rewrites and its stops are all decided from the state)."""
+    if turns_taken not in TURNS_TAKEN:
+        raise ValueError(f"turns_taken must be one of {TURNS_TAKEN}, not {turns_taken!r}")
     turns = verdict.trajectory
     if not is_correct(verdict) or not turns or turns[-1]["action"]["kind"] != "answer":
         return []
@@ -102,15 +107,18 @@ def forbidden_keys(test_examples: Iterable[Example]) -> set[tuple[str, str, str]
     return {triple_key(e.triple) for e in test_examples}
 
 
-def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None,
-                   turns_taken: str = "last") -> list[SFTExample]:
+def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None, turns_taken: str = "last",
+                   hinted: bool = True) -> list[SFTExample]:
+    """`hinted`: the teacher saw the gold label, so a pair that betrays it is dropped. A teacher that never
+    saw a hint (the privileged one) has nothing to leak, and its reasoning names the predicate, which can be
+    a leak word ("record label")."""
     stats = stats if stats is not None else SFTDataStats()
     examples = []
     for verdict in verdicts:
         stats.trajectories += 1
         stats.correct += is_correct(verdict)
         pairs = sft_pairs(verdict, turns_taken)
-        if any(leaks_hint(p) for p in pairs):
+        if hinted and any(leaks_hint(p) for p in pairs):
             stats.leaked += 1
             continue
         for example in pairs:
