@@ -46,15 +46,15 @@ def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageVi
     if len(words) <= max_words:
         first, last = 0, len(words) - 1
     else:
-        # Centre on the first object mention; when the nearest subject mention fits beside it, centre the
-        # span from one to the other instead (its slack split on both sides, so both ends stay inside).
+        # Centre on the first object mention; when the nearest subject mention fits beside it, centre on the
+        # span from one to the other instead, held so that both its ends stay inside the window.
         anchor = objects[0][0] if objects else subjects[0][0] if subjects else 0
         first = anchor - max_words // 2
         if objects and subjects:
             nearest = min(subjects, key=lambda s: abs(s[0] - anchor))
             low, high = min(anchor, nearest[0]), max(objects[0][1], nearest[1])
             if high - low < max_words:
-                first = low - (max_words - (high - low + 1)) // 2
+                first = min(max((low + high) // 2 - max_words // 2, high - max_words + 1), low)
         first = max(0, min(first, len(words) - max_words))
         last = first + max_words - 1
     # Marks go on mentions inside the window; an object span wins over an overlapping subject span.
