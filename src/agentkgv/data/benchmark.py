@@ -28,6 +28,7 @@ from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.lama import iter_evidence_facts, iter_known_triples, relations_with_evidence
 from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import Example, Fact, Passage, Triple
+from agentkgv.data.text import label_key
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL, embed
 
 SPLITS = ("train", "test_long_tail", "test_unseen", DOCS_SPLIT)
@@ -108,25 +109,21 @@ class KnownPositives:
         self.pools: dict[str, dict[str, str]] = defaultdict(dict)  # predicate -> label key -> object id
         self.labels: dict[str, dict[str, str]] = defaultdict(dict)  # predicate -> label key -> label
         for predicate, sub_id, sub_label, obj_id, obj_label in rows:
-            for subject in (sub_id, _key(sub_label)):
+            for subject in (sub_id, label_key(sub_label)):
                 if subject:
-                    self.objects[(predicate, subject)].update(k for k in (obj_id, _key(obj_label)) if k)
+                    self.objects[(predicate, subject)].update(k for k in (obj_id, label_key(obj_label)) if k)
             if obj_label.strip():
-                self.pools[predicate].setdefault(_key(obj_label), obj_id)
-                self.labels[predicate].setdefault(_key(obj_label), obj_label)
+                self.pools[predicate].setdefault(label_key(obj_label), obj_id)
+                self.labels[predicate].setdefault(label_key(obj_label), obj_label)
 
     def objects_of(self, predicate: str, triple: Triple) -> set[str]:
         """Ids and label keys of every object known for this subject and predicate."""
         return self.objects.get((predicate, triple.subject_id or ""), set()) | self.objects.get(
-            (predicate, _key(triple.subject)), set())
+            (predicate, label_key(triple.subject)), set())
 
     def pool(self, predicate: str) -> list[tuple[str, str]]:
         """Distinct objects of a predicate as (id, label), sorted so the build is deterministic."""
         return sorted((self.pools[predicate][k], self.labels[predicate][k]) for k in self.pools[predicate])
-
-
-def _key(label: str) -> str:
-    return " ".join(label.lower().split())
 
 
 def mine_hard_negatives(facts: list[Fact], pool: list[tuple[str, str]], pool_vectors: np.ndarray,
@@ -135,14 +132,14 @@ def mine_hard_negatives(facts: list[Fact], pool: list[tuple[str, str]], pool_vec
     similarities = object_vectors @ pool_vectors.T
     columns: dict[str, list[int]] = defaultdict(list)  # object id or label key -> pool columns
     for column, (obj_id, obj_label) in enumerate(pool):
-        columns[_key(obj_label)].append(column)
+        columns[label_key(obj_label)].append(column)
         if obj_id:
             columns[obj_id].append(column)
     variants: dict[str, list[int]] = {}  # object label -> pool columns that are surface variants of it
     pairs = []
     for row, fact in enumerate(facts):
         predicate = fact.triple.predicate_id or fact.triple.predicate
-        excluded = known.objects_of(predicate, fact.triple) | {_key(fact.triple.object)}
+        excluded = known.objects_of(predicate, fact.triple) | {label_key(fact.triple.object)}
         if fact.triple.object_id:
             excluded.add(fact.triple.object_id)
         scores = similarities[row].copy()
@@ -184,7 +181,7 @@ def is_surface_variant(a: str, b: str) -> bool:
     Such objects are usually the same fact written differently, so using one as the negative of the
     other would make a true triple a "false" label.
     """
-    a, b = _key(a), _key(b)
+    a, b = label_key(a), label_key(b)
     if a in b or b in a:
         return True
     stem = 0
@@ -210,7 +207,7 @@ def take_stratified(pairs: list[Pair], count: int, rng: random.Random) -> list[P
 
 
 def triple_key(triple: Triple) -> tuple[str, str, str]:
-    return (_key(triple.subject), triple.predicate_id or _key(triple.predicate), _key(triple.object))
+    return (label_key(triple.subject), triple.predicate_id or label_key(triple.predicate), label_key(triple.object))
 
 
 def _example_id(split: str, triple: Triple) -> str:
@@ -342,14 +339,14 @@ def with_co_mention_negatives(train: list[Example], positives: dict[tuple[str, s
         if pid not in names or fact is None:
             continue
         triple = example.triple
-        excluded = known.objects_of(pid, triple) | {_key(triple.object)} | ({triple.object_id} if triple.object_id else set())
-        if _key(triple.object) not in countries:
+        excluded = known.objects_of(pid, triple) | {label_key(triple.object)} | ({triple.object_id} if triple.object_id else set())
+        if label_key(triple.object) not in countries:
             excluded |= countries
         stated = {key: predicates[other].label if other in predicates else other
                   for other in known.pools if other != pid for key in known.objects_of(other, triple)}
-        candidates = [c for c in find_co_mentions(fact, sentences.get(_key(triple.subject), []), names[pid], excluded,
+        candidates = [c for c in find_co_mentions(fact, sentences.get(label_key(triple.subject), []), names[pid], excluded,
                                                   stated, is_surface_variant)
-                      if (_key(triple.subject), pid, _key(c.object_label)) not in seen]
+                      if (label_key(triple.subject), pid, label_key(c.object_label)) not in seen]
         if not candidates:
             continue
         chosen = choose(candidates, rng)

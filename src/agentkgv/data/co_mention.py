@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from agentkgv.data.records import Fact, Passage
-from agentkgv.data.text import fold, folded_words
+from agentkgv.data.text import fold, folded_words, label_key
 
 MAX_NAME_WORDS = 4
 # How far after the true object a name counts as its container (`Alexandra, Victoria, Australia`).
@@ -94,7 +94,7 @@ def find_co_mentions(fact: Fact, sentences: list[tuple[str, str]], names: Object
         for obj_id, label in names.found_in(sentence):
             if not _cased_mention(label, sentence):
                 continue
-            key = " ".join(label.lower().split())
+            key = label_key(label)
             folded = " ".join(folded_words(label))
             if (key in excluded or (obj_id and obj_id in excluded) or folded in blocked
                     or f" {folded} " in subject or is_variant(label, triple.object)):
@@ -115,7 +115,7 @@ def sentences_by_subject(facts: list[Fact]) -> dict[str, list[tuple[str, str]]]:
     table: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for fact in facts:
         for sentence in fact.evidences:
-            table[" ".join(fact.triple.subject.lower().split())].append(
+            table[label_key(fact.triple.subject)].append(
                 (Passage.make_id(fact.source, sentence), sentence))
     return table
 

@@ -24,3 +24,8 @@ def folded_words(text: str) -> list[str]:
 def fold(text: str) -> str:
     """The text as space-padded folded words, so `" paris "` in `fold(x)` is a whole-word test."""
     return " " + " ".join(folded_words(text)) + " "
+
+
+def label_key(label: str) -> str:
+    """A label as a lookup key: lower case, white space folded (facts files disagree on both)."""
+    return " ".join(label.lower().split())

@@ -107,11 +107,11 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
 
 def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None) -> dict:
     """Train, save the adapter under output_dir/adapter, and return the run's cost and loss record."""
+    import torch
+
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "settings.json").write_text(settings.model_dump_json(indent=2))
     trainer = build_trainer(dataset_path, output_dir, settings, threads)
-    import torch
-
     started = time.perf_counter()
     result = trainer.train(resume_from_checkpoint=last_checkpoint(output_dir))
     minutes = (time.perf_counter() - started) / 60
