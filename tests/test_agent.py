@@ -135,6 +135,30 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
     assert verdict.verdict is True
 
 
+def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
+    """After a search that shows no passage naming both, the agent may not answer yet: it must search a
+    combination-table query not asked before; after `false_needs_searches` searches "false" opens."""
+    from agentkgv.agent.combinations import compose_query
+
+    unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
+    first = compose_query(unsupported.triple, "s,p,o")
+    llm = ScriptedLLM([search(first), answer("false"), answer("false")])
+    verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
+    rewrite = llm.schemas[1]
+    assert set(options(rewrite)) == {"search"}
+    offered = options(rewrite)["search"]["query"]["enum"]
+    assert first not in offered and compose_query(unsupported.triple, "s") in offered
+    assert [t["action"]["kind"] for t in verdict.trajectory] == ["search", "search", "answer"]
+    assert verdict.search_calls == 2 and verdict.verdict is False
+    assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
+    # One search is enough when a shown passage names both: the answer is open at once.
+    llm = ScriptedLLM([search("Allan Peiper born Alexandra"), answer("true")])
+    assert make_agent(llm, small_bm25).verify([item()])[0].search_calls == 1
+    # Set to 1, the agent may judge "false" after its first miss.
+    llm = ScriptedLLM([search(first), answer("false")])
+    assert make_agent(llm, small_bm25, false_needs_searches=1).verify([unsupported])[0].search_calls == 1
+
+
 @pytest.mark.parametrize("text,kind,verdict", [
     ('{"reasoning": "x", "action": "answer", "verdict": "true"}', "answer", True),
     ('{"reasoning": "x", "action": "answer", "verdict": "false"}', "answer", False),
@@ -207,3 +231,19 @@ def test_passage_view_keeps_both_ends_when_the_span_just_fits(gap):
     words[10], words[10 + gap] = "Peiper", "Alexandra"
     view = view_passage(" ".join(words), "Peiper", "Alexandra", gap + 1)
     assert view.has_subject and view.has_object, view.text
+
+
+def test_passage_view_does_not_take_a_name_inside_a_longer_one_for_a_mention():
+    """An object nested in the subject's name (Google in Google Account) neither erases the subject's mark
+    nor counts as the object; a mention of its own still does."""
+    from agentkgv.agent.evidence_view import view_passage
+
+    view = view_passage("A Google Account gives access to Google services.", "Google Account", "Google", 50)
+    assert view.text == "A [S:Google Account] gives access to [O:Google] services"
+    assert view.has_subject and view.has_object
+    alone = view_passage("A Google Account is a user account.", "Google Account", "Google", 50)
+    assert alone.has_subject and not alone.has_object
+    reverse = view_passage("Adobe Systems makes Adobe Muse.", "Adobe", "Adobe Systems", 50)
+    assert reverse.text == "[O:Adobe Systems] makes [S:Adobe] Muse"
+    namesake = view_passage("Antwerp is the capital of the Antwerp province.", "Antwerp", "Antwerp", 50)
+    assert namesake.has_subject and namesake.has_object

@@ -53,6 +53,10 @@ class AgentConfig(BaseModel):
     # the object (in the window the agent reads), so a true verdict always has a passage to cite. "false"
     # and another search stay open; whether a passage naming both states this relation is the model's call.
     true_needs_evidence: bool = True
+    # Rewrite before "false": while no shown passage names both, an answer waits until this many searches are
+    # done, and the search it waits for is a combination-table query not asked yet, so a false verdict never
+    # rests on one query's results (a small model otherwise judges "false" after its first miss).
+    false_needs_searches: int = Field(2, ge=1)
 
     @property
     def teaching(self) -> bool:
@@ -148,14 +152,25 @@ class AgentKGV:
         narrowed: dict = {}
         if c.gold_hint:  # rationalization: the teacher writes the reasoning for the known label
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
-        elif c.true_needs_evidence and trajectory.last_query is not None and not self.names_both(trajectory):
+        elif self._unfounded(trajectory):
             narrowed["verdicts"] = ["false"]
-        if c.table_queries:
-            narrowed["queries"] = [compose_query(trajectory.item.triple, name, next(iter(trajectory.paraphrases), None))
-                                  for name in COMBINATIONS]
-        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory),
-                             self._may_answer(trajectory), passages=len(trajectory.last_hits),
-                             max_cited=c.max_cited, **narrowed)
+        may_answer = self._may_answer(trajectory)
+        if c.table_queries or not may_answer:
+            narrowed["queries"] = self._fresh_queries(trajectory)
+        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory), may_answer,
+                             passages=len(trajectory.last_hits), max_cited=c.max_cited, **narrowed)
+
+    def _unfounded(self, trajectory: Trajectory) -> bool:
+        """Whether the grounding rule holds "true" back: a search ran and no shown passage names both."""
+        return (self.config.true_needs_evidence and trajectory.last_query is not None
+                and not self.names_both(trajectory))
+
+    def _fresh_queries(self, trajectory: Trajectory) -> list[str]:
+        """The combination table's queries for this triple that no earlier turn asked."""
+        asked = {turn["action"].get("query") for turn in trajectory.turns}
+        paraphrase = next(iter(trajectory.paraphrases), None)
+        table = [compose_query(trajectory.item.triple, name, paraphrase) for name in COMBINATIONS]
+        return [q for q in dict.fromkeys(table) if q not in asked]
 
     def names_both(self, trajectory: Trajectory) -> bool:
         """Whether a shown passage names both the subject and the object in the window the agent reads."""
@@ -167,11 +182,19 @@ class AgentKGV:
         c = self.config
         if c.max_searches is not None and trajectory.searches >= c.max_searches:
             return False
+        if c.table_queries and not self._fresh_queries(trajectory):
+            return False
         return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
 
     def _may_answer(self, trajectory: Trajectory) -> bool:
-        last_turn = len(trajectory.turns) + 1 >= self.config.max_turns
-        return last_turn or trajectory.searches >= self.config.min_searches or not self._may_search(trajectory)
+        c = self.config
+        last_turn = len(trajectory.turns) + 1 >= c.max_turns
+        if last_turn or not self._may_search(trajectory):
+            return True
+        if trajectory.searches < c.min_searches:
+            return False
+        rewrite = self._unfounded(trajectory) and trajectory.searches < c.false_needs_searches
+        return not (rewrite and self._fresh_queries(trajectory))
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:

@@ -32,6 +32,12 @@ def mention_spans(words: list[tuple[int, int, str]], name: str) -> list[tuple[in
     return [(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle]
 
 
+def _outside(spans: list[tuple[int, int]], others: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` less those lying inside a strictly longer span of `others`."""
+    return [(a, b) for a, b in spans
+            if not any(c <= a and b <= d and d - c > b - a for c, d in others)]
+
+
 @dataclass(frozen=True, slots=True)
 class PassageView:
     text: str
@@ -43,6 +49,9 @@ def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageVi
     """The window of the passage the model reads, with the subject's and object's mentions marked."""
     words = _words(text)
     subjects, objects = mention_spans(words, subject), mention_spans(words, obj)
+    # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
+    # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
+    subjects, objects = _outside(subjects, objects), _outside(objects, subjects)
     if len(words) <= max_words:
         first, last = 0, len(words) - 1
     else:
@@ -75,4 +84,7 @@ def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageVi
     prefix = "… " if first > 0 else ""
     suffix = " …" if words and last < len(words) - 1 else ""
     kinds = {kind for _, kind in marks.values()}
-    return PassageView(prefix + shown + suffix, "S" in kinds, "O" in kinds)
+    # A triple whose subject and object share a name (a city in its namesake province) has its subject
+    # wherever its object is marked.
+    same = folded_words(subject) == folded_words(obj)
+    return PassageView(prefix + shown + suffix, "S" in kinds or (same and "O" in kinds), "O" in kinds)
