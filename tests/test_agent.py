@@ -77,7 +77,9 @@ def test_turn_cap_and_top_k(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper was born in")])  # wants to search forever
     verdict = make_agent(llm, small_bm25, max_turns=4, top_k=3).verify([item()])[0]
     assert len(verdict.trajectory) == 4 and verdict.search_calls == 3
-    assert all(len(t["retrieved"]) == 3 for t in verdict.trajectory[:3])
+    # Rewrites are table queries, some of which match fewer passages in this small index.
+    assert len(verdict.trajectory[0]["retrieved"]) == 3
+    assert all(1 <= len(t["retrieved"]) <= 3 for t in verdict.trajectory[:3])
     assert "anyOf" not in llm.schemas[-1]  # last turn may only answer
     assert verdict.verdict is False
 
@@ -137,7 +139,8 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
 
 def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     """After a search that shows no passage naming both, the agent may not answer yet: it must search a
-    combination-table query not asked before; after `false_needs_searches` searches "false" opens."""
+    combination-table query not asked before; after `false_needs_searches` searches "false" opens. Every
+    rewrite is a table query not asked yet, so no turn repeats a query."""
     from agentkgv.agent.combinations import compose_query
 
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
@@ -149,6 +152,7 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     offered = options(rewrite)["search"]["query"]["enum"]
     assert first not in offered and compose_query(unsupported.triple, "s") in offered
     assert [t["action"]["kind"] for t in verdict.trajectory] == ["search", "search", "answer"]
+    assert len({t["action"]["query"] for t in verdict.trajectory[:2]}) == 2
     assert verdict.search_calls == 2 and verdict.verdict is False
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     # One search is enough when a shown passage names both: the answer is open at once.

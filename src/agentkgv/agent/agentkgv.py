@@ -154,16 +154,22 @@ class AgentKGV:
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
         elif self._unfounded(trajectory):
             narrowed["verdicts"] = ["false"]
-        may_answer = self._may_answer(trajectory)
-        if c.table_queries or not may_answer:
+        if self._rewriting(trajectory):
             narrowed["queries"] = self._fresh_queries(trajectory)
-        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory), may_answer,
+        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory),
+                             self._may_answer(trajectory),
                              passages=len(trajectory.last_hits), max_cited=c.max_cited, **narrowed)
 
     def _unfounded(self, trajectory: Trajectory) -> bool:
         """Whether the grounding rule holds "true" back: a search ran and no shown passage names both."""
         return (self.config.true_needs_evidence and trajectory.last_query is not None
                 and not self.names_both(trajectory))
+
+    def _rewriting(self, trajectory: Trajectory) -> bool:
+        """Whether the next query must come from the combination table: always for a table-queries teacher,
+        and for every rewrite, since a 135M model left to write its second query mostly repeats its first
+        (same query, same results, a wasted turn)."""
+        return self.config.table_queries or trajectory.searches > 0
 
     def _fresh_queries(self, trajectory: Trajectory) -> list[str]:
         """The combination table's queries for this triple that no earlier turn asked."""
@@ -182,7 +188,7 @@ class AgentKGV:
         c = self.config
         if c.max_searches is not None and trajectory.searches >= c.max_searches:
             return False
-        if c.table_queries and not self._fresh_queries(trajectory):
+        if self._rewriting(trajectory) and not self._fresh_queries(trajectory):
             return False
         return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
 
@@ -193,8 +199,7 @@ class AgentKGV:
             return True
         if trajectory.searches < c.min_searches:
             return False
-        rewrite = self._unfounded(trajectory) and trajectory.searches < c.false_needs_searches
-        return not (rewrite and self._fresh_queries(trajectory))
+        return not (self._unfounded(trajectory) and trajectory.searches < c.false_needs_searches)
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:
