@@ -52,11 +52,11 @@ def test_context_has_exactly_the_four_parts_and_summaries_carry_over(small_bm25)
     for t in (1, 2, 3):
         text = user_text(turns[t])
         previous = turns[t - 1]
-        assert f"Query: {previous['action']['query']}" in text
-        assert text.count("<passage ") == len(previous["retrieved"])
+        assert f"Query: {previous.action.query}" in text
+        assert text.count("<passage ") == len(previous.retrieved)
         # Only the last turn's results appear in full; older ones live in the summary alone.
         if t >= 2:
-            older_query = turns[t - 2]["action"]["query"]
+            older_query = turns[t - 2].action.query
             assert f"Query: {older_query}\n" not in text
     assert "Earlier searches: none" in user_text(turns[1])
     assert "Earlier searches: S1" in user_text(turns[2])

@@ -82,7 +82,7 @@ def test_teacher_actions_are_text_the_model_is_decoded_to(small_bm25):
     trajectories = agent.run([agent.start(POSITIVE.as_labeled()), agent.start(NEGATIVE.as_labeled())])
     for trajectory in trajectories:
         for number, turn in enumerate(trajectory.turns):
-            passages = len(trajectory.turns[number - 1]["retrieved"]) if number else 0
+            passages = len(trajectory.turns[number - 1].retrieved) if number else 0
             schema = action_schema(agent.config.reasoning_chars, agent.config.query_chars, passages=passages,
                                    max_cited=agent.config.max_cited)
             matcher = xgrammar.GrammarMatcher(compiler.compile_json_schema(schema, any_whitespace=False))

@@ -63,3 +63,11 @@ def test_a_wrong_value_names_the_key_and_a_missing_file_the_file(tmp_path):
         RunConfig.load(path)
     with pytest.raises(DataError, match="nothing.toml"):
         RunConfig.load(tmp_path / "nothing.toml")
+
+
+def test_a_wrong_option_value_names_the_option():
+    with pytest.raises(DataError, match=r"command line: field '--retriever': Input should be 'bm25'"):
+        RunConfig().with_options(retriever="bm24")
+    with pytest.raises(DataError, match="field '--embedding-model'"):
+        RunConfig().with_options(embedding_model=3)
+    assert RunConfig().with_options(retriever="dense", method=None).retriever.kind == "dense"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from agentkgv.agent.agentkgv import AgentConfig
-from agentkgv.data.settings import Settings
+from agentkgv.data.settings import Settings, invalid
 from agentkgv.llm.embedded import DEFAULT_MODEL, TRAINED_ADAPTER
 from agentkgv.llm.factory import LLMConfig
 from agentkgv.retrieval.factory import RetrieverConfig
@@ -40,7 +40,7 @@ class RunConfig(Settings):
 
     def with_options(self, **options: object) -> RunConfig:
         """These settings with command-line options on top (names of OPTIONS); an option given as None
-        leaves its setting alone. Validated again, so a mistyped option value fails with pydantic's message."""
+        leaves its setting alone. Validated again: a mistyped value is a DataError naming the option."""
         data = self.model_dump()
         for name, value in options.items():
             if value is None:
@@ -50,7 +50,11 @@ class RunConfig(Settings):
             for section in sections:
                 target = target[section]
             target[key] = value
-        return RunConfig.model_validate(data)
+        try:
+            return RunConfig.model_validate(data)
+        except ValidationError as error:
+            raise invalid("command line", error, {".".join(path): f"--{name.replace('_', '-')}"
+                                                  for name, path in OPTIONS.items()}) from None
 
     def with_trained_adapter(self) -> RunConfig:
         """The embedded model with the shipped trained adapter, unless the run names its own model or

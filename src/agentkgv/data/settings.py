@@ -36,7 +36,13 @@ def load_toml(model: type[M], path: Path, text: str | None = None) -> M:
     except tomllib.TOMLDecodeError as error:
         raise DataError(path, str(error)) from None
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"])
-        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        raise DataError(path, f"{first['msg']}{more}", field=key) from None
+        raise invalid(path, error) from None
+
+
+def invalid(source: str | Path, error: ValidationError, names: dict[str, str] | None = None) -> DataError:
+    """The first problem pydantic found, as `source: field 'key': message`; `names` renames keys (a
+    setting's dotted path to the command-line option that set it)."""
+    first = error.errors()[0]
+    key = ".".join(str(part) for part in first["loc"])
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return DataError(source, f"{first['msg']}{more}", field=(names or {}).get(key, key))

@@ -46,11 +46,10 @@ from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.records import LabeledTriple
-from agentkgv.data.settings import Settings
 from agentkgv.memory import peak_memory_gib
 from agentkgv.retrieval.base import Retriever
 from agentkgv.train.grpo_math import grpo_loss, group_advantages, reward
-from agentkgv.train.sft import ADAPTER_DIR, last_checkpoint
+from agentkgv.train.sft import ADAPTER_DIR, LoRASettings, last_checkpoint
 
 if TYPE_CHECKING:  # torch, peft and transformers load in seconds: only when training starts
     import torch
@@ -70,15 +69,13 @@ LEGACY_KEYS = {"model": ("llm", "model"), "dtype": ("llm", "dtype"), "sft_adapte
                "max_turns": ("agent", "max_turns"), "top_k": ("agent", "top_k")}
 
 
-class GRPOSettings(Settings):
+class GRPOSettings(LoRASettings):
     # The agent the rollouts run, as `agentkgv eval --config` reads it: the backbone (`llm.model`,
     # `llm.dtype`), the stage-1 adapter (`llm.adapter`: the starting policy and the KL reference; none
     # trains a fresh LoRA against the base model), the agent's settings and the summarizer.
     run: RunConfig = Field(default_factory=RunConfig)
-    # A fresh LoRA, for when there is no SFT adapter (its reference is then the base model).
-    lora_r: int = 16
-    lora_alpha: int = 32
-    target_modules: str | list[str] = "all-linear"
+    # The LoRA settings (LoRASettings) make a fresh adapter when the run has none; the reference is then
+    # the base model.
     group_size: int = Field(4, ge=2, description="trajectories per triple (G)")
     triples_per_step: int = Field(4, ge=1)
     steps: int = Field(20, ge=1)

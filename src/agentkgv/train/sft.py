@@ -22,13 +22,18 @@ from agentkgv.memory import peak_memory_gib
 ADAPTER_DIR = "adapter"
 
 
-class SFTSettings(Settings):
-    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
-    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+class LoRASettings(Settings):
+    """The LoRA a training run starts when it has no adapter to continue (SFT always; GRPO without one)."""
+
     lora_r: int = 16
     lora_alpha: int = 32
-    lora_dropout: float = 0.05
     target_modules: str | list[str] = "all-linear"
+
+
+class SFTSettings(LoRASettings):
+    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    lora_dropout: float = 0.05
     # LoRA on the top layers only: the backward pass then stops there, which roughly halves a CPU step.
     layers_to_transform: list[int] | None = None
     epochs: float = 2.0
