@@ -74,8 +74,9 @@ def build_index_command(retriever: RetrieverOpt = None, embedding_model: Embeddi
                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Build (or rebuild) a retrieval index over the corpus."""
     config = RunConfig().with_options(retriever=retriever, embedding_model=embedding_model).retriever
-    count, seconds, peak = pipeline.timed_index_build(Workspace(data_dir, cache_dir), config, HOOKS)
-    console.print(f"{config.kind} index over {count} passages: {seconds:.1f} s, peak memory {peak:.2f} GiB")
+    built = pipeline.build_index(Workspace(data_dir, cache_dir), config, HOOKS)
+    console.print(f"{config.kind} index over {built.passages} passages: {built.seconds:.1f} s, "
+                  f"peak memory {built.peak_memory_gib:.2f} GiB")
 
 
 @app.command()

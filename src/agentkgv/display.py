@@ -15,10 +15,10 @@ from rich.table import Table
 
 from agentkgv.agent.base import Verdict
 from agentkgv.data.benchmark import SplitStats
-from agentkgv.eval.report import HEADERS, row_cells
+from agentkgv.eval.report import HEADERS, markdown_table, row_cells
 from agentkgv.eval.retrieval_bench import RecallRow
 from agentkgv.pipeline import EvalResult, Hooks
-from agentkgv.train.sft_data import SFTDataStats
+from agentkgv.train.sft_data import SFTDataStats, SFTExample
 
 # Redirected to a log file, rich would wrap tables at 80 columns and cut every figure short.
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
@@ -73,8 +73,6 @@ HOOKS = Hooks(bar=progress_bar, status=status_line, note=console.print, benchmar
 
 def show_recall(rows: list[RecallRow], k: int, out: Path | None) -> None:
     """The retrieval benchmark's table, also written as Markdown to `out` when given."""
-    from agentkgv.eval.report import markdown_table
-
     cells = [[r.retriever, r.split, r.combination, f"{r.recall:.3f}", str(r.queries), f"{r.queries_per_second:.1f}"]
              for r in rows]
     headers = ["Retriever", "Split", "Query form", f"Recall@{k}", "Queries", "Queries/s"]
@@ -98,7 +96,7 @@ def show_verdicts(verdicts: list[Verdict], output: Path) -> None:
                   f"{sum(v.seconds for v in verdicts) / n:.2f} s")
 
 
-def show_sft_data(examples: list, stats: SFTDataStats, path: Path) -> None:
+def show_sft_data(examples: list[SFTExample], stats: SFTDataStats, path: Path) -> None:
     print_table(f"SFT data -> {path}", ["Trajectories", "Correct", "Dropped (hint leak)", "Routing", "Search",
                                         "Judgment", "Examples"],
                 [[str(stats.trajectories), str(stats.correct), str(stats.leaked), str(stats.examples["routing"]),

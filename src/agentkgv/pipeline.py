@@ -38,6 +38,7 @@ from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, index_dir, load_retriever
+from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
 from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
 
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
@@ -100,14 +101,24 @@ def paraphrases(ws: Workspace) -> dict[str, list[str]]:
     return paraphrase_table(load_predicates(ws.data))
 
 
-def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> tuple[Retriever, int]:
-    """(the retriever, passages indexed): `config`'s index built over the benchmark corpus, replacing any."""
+@dataclass
+class IndexBuild:
+    retriever: Retriever
+    passages: int
+    seconds: float  # building only, not reading the corpus
+    peak_memory_gib: float
+
+
+def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> IndexBuild:
+    """`config`'s index built over the benchmark corpus, replacing any."""
     if config.index is not None:
         raise DataError(index_dir(ws.indexes, config), "a named document index is built by its own command, "
                         "not from the benchmark corpus")
     ensure_corpus(ws, hooks)
     passages = load_corpus(ws.corpus)
-    return build_retriever(config, ws.indexes, passages), len(passages)
+    start = time.perf_counter()
+    retriever = build_retriever(config, ws.indexes, passages)
+    return IndexBuild(retriever, len(passages), time.perf_counter() - start, peak_memory_gib())
 
 
 def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> Retriever:
@@ -118,7 +129,7 @@ def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT)
         if config.index is not None:
             raise
         hooks.note(f"building the {config.kind} index (one time)")
-        return build_index(ws, config, hooks)[0]
+        return build_index(ws, config, hooks).retriever
 
 
 def load_llm(run: RunConfig) -> LLM | None:
@@ -128,14 +139,6 @@ def load_llm(run: RunConfig) -> LLM | None:
 
 def verifier_for(run: RunConfig, ws: Workspace, llm: LLM | None = None, hooks: Hooks = SILENT) -> Verifier:
     return build_verifier(run, retriever_for(ws, run.retriever, hooks), paraphrases(ws), llm)
-
-
-def timed_index_build(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> tuple[int, float, float]:
-    """(passages, seconds, peak GiB) of building `config`'s index."""
-    ensure_corpus(ws, hooks)
-    start = time.perf_counter()
-    _, count = build_index(ws, config, hooks)
-    return count, time.perf_counter() - start, peak_memory_gib()
 
 
 def split_examples(ws: Workspace, split: str, limit: int | None = None) -> list[Example]:
@@ -241,10 +244,8 @@ def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherP
                        paraphrases(ws), llm, ws.training / run_name, batch_size, hooks.bar)
 
 
-def sft_data(ws: Workspace, run_name: str, turns: str):
+def sft_data(ws: Workspace, run_name: str, turns: str) -> tuple[list[SFTExample], SFTDataStats]:
     """(pairs, stats) of a teacher run, written beside it; test triples and unseen predicates are refused."""
-    from agentkgv.train.sft_data import sft_data_from_run
-
     tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
     return sft_data_from_run(ws.training / run_name, tests, set(BenchmarkConfig.load().regimes.unseen), turns)
 
