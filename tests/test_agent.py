@@ -29,7 +29,7 @@ def make_agent(llm, retriever, summarizer=None, **config) -> AgentKGV:
 
 
 def user_text(turn: dict) -> str:
-    return turn["messages"][-1]["content"]
+    return turn.messages[-1]["content"]
 
 
 def test_routing_answers_directly_without_search(small_bm25):
@@ -42,7 +42,7 @@ def test_context_has_exactly_the_four_parts_and_summaries_carry_over(small_bm25)
     llm = ScriptedLLM([search("Allan Peiper"), search("Allan Peiper born"), search("Peiper cyclist"), answer("true")])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
     turns = verdict.trajectory
-    assert [t["action"]["kind"] for t in turns] == ["search", "search", "search", "answer"]
+    assert [t.action.kind for t in turns] == ["search", "search", "search", "answer"]
     assert verdict.search_calls == 3 and verdict.verdict is True
 
     first = user_text(turns[0])
@@ -52,11 +52,11 @@ def test_context_has_exactly_the_four_parts_and_summaries_carry_over(small_bm25)
     for t in (1, 2, 3):
         text = user_text(turns[t])
         previous = turns[t - 1]
-        assert f"Query: {previous['action']['query']}" in text
-        assert text.count("<passage ") == len(previous["retrieved"])
+        assert f"Query: {previous.action.query}" in text
+        assert text.count("<passage ") == len(previous.retrieved)
         # Only the last turn's results appear in full; older ones live in the summary alone.
         if t >= 2:
-            older_query = turns[t - 2]["action"]["query"]
+            older_query = turns[t - 2].action.query
             assert f"Query: {older_query}\n" not in text
     assert "Earlier searches: none" in user_text(turns[1])
     assert "Earlier searches: S1" in user_text(turns[2])
@@ -78,8 +78,8 @@ def test_turn_cap_and_top_k(small_bm25):
     verdict = make_agent(llm, small_bm25, max_turns=4, top_k=3).verify([item()])[0]
     assert len(verdict.trajectory) == 4 and verdict.search_calls == 3
     # Rewrites are table queries, some of which match fewer passages in this small index.
-    assert len(verdict.trajectory[0]["retrieved"]) == 3
-    assert all(1 <= len(t["retrieved"]) <= 3 for t in verdict.trajectory[:3])
+    assert len(verdict.trajectory[0].retrieved) == 3
+    assert all(1 <= len(t.retrieved) <= 3 for t in verdict.trajectory[:3])
     assert "anyOf" not in llm.schemas[-1]  # last turn may only answer
     assert verdict.verdict is False
 
@@ -101,14 +101,14 @@ def test_batch_of_triples_advances_together(small_bm25):
 def test_evidence_is_the_answers_citation_of_passages_the_agent_saw(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[2, 1])])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
-    shown = verdict.trajectory[0]["retrieved"]
+    shown = verdict.trajectory[0].retrieved
     assert [e.id for e in verdict.evidence] == [shown[1], shown[0]]
 
 
 def test_a_cited_number_outside_the_shown_passages_is_dropped(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[9, 1])])
     verdict = make_agent(llm, small_bm25, top_k=3).verify([item()])[0]
-    assert [e.id for e in verdict.evidence] == [verdict.trajectory[0]["retrieved"][0]]
+    assert [e.id for e in verdict.evidence] == [verdict.trajectory[0].retrieved[0]]
 
 
 def test_the_schema_offers_only_the_shown_passage_numbers_to_cite(small_bm25):
@@ -151,8 +151,8 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     assert set(options(rewrite)) == {"search"}
     offered = options(rewrite)["search"]["query"]["enum"]
     assert first not in offered and compose_query(unsupported.triple, "s") in offered
-    assert [t["action"]["kind"] for t in verdict.trajectory] == ["search", "search", "answer"]
-    assert len({t["action"]["query"] for t in verdict.trajectory[:2]}) == 2
+    assert [t.action.kind for t in verdict.trajectory] == ["search", "search", "answer"]
+    assert len({t.action.query for t in verdict.trajectory[:2]}) == 2
     assert verdict.search_calls == 2 and verdict.verdict is False
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     # One search is enough when a shown passage names both: the answer is open at once.

@@ -52,28 +52,35 @@ def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, s
 def test_verify_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
     from pathlib import Path
 
-    from agentkgv.cli import run_config, with_trained_adapter
+    from agentkgv.agent.run_config import RunConfig
     from agentkgv.llm.embedded import TRAINED_ADAPTER
 
-    assert with_trained_adapter(run_config(None, "agentkgv")).llm.adapter == Path(TRAINED_ADAPTER)
+    def run(**options) -> RunConfig:
+        return RunConfig.load(None).with_options(**options)
+
+    assert run(method="agentkgv").with_trained_adapter().llm.adapter == Path(TRAINED_ADAPTER)
     own = Path("my/adapter")
-    assert with_trained_adapter(run_config(None, "agentkgv", adapter=own)).llm.adapter == own
-    for other in (run_config(None, "agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
-                  run_config(None, "agentkgv", backend="llamacpp"), run_config(None, "lexical")):
-        assert with_trained_adapter(other).llm.adapter is None
+    assert run(method="agentkgv", adapter=own).with_trained_adapter().llm.adapter == own
+    for other in (run(method="agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
+                  run(method="agentkgv", backend="llamacpp"), run(method="lexical")):
+        assert other.with_trained_adapter().llm.adapter is None
 
 
 def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     from pathlib import Path
 
-    from agentkgv.cli import run_config, verdict_settings
+    from agentkgv.agent.run_config import RunConfig
 
-    base = run_config(None, "agentkgv")
+    base = RunConfig().with_options(embedding_model="m")
     quiet = base.model_copy(update={"llm": base.llm.model_copy(update={"cache": False, "threads": 1})})
-    assert verdict_settings(quiet, "bm25", "m") == verdict_settings(base, "bm25", "m")
-    adapted = run_config(None, "agentkgv", adapter=Path("a"))
-    assert verdict_settings(adapted, "bm25", "m")["llm"]["adapter"] == "a" != verdict_settings(base, "bm25", "m")["llm"]["adapter"]
-    assert verdict_settings(base, "dense", "m") != verdict_settings(base, "bm25", "m")
+    assert quiet.identity() == base.identity()
+    adapted = base.with_options(adapter=Path("a"))
+    assert adapted.identity()["llm"]["adapter"] == "a" != base.identity()["llm"]["adapter"]
+    assert base.with_options(retriever="dense").identity() != base.identity()
+    assert base.with_options(index="my-docs").identity()["index"] == "my-docs"
     # The lexical check never loads a model, so model options cannot make its runs differ.
-    lexical = verdict_settings(run_config(None, "lexical"), "bm25", "m")
-    assert "llm" not in lexical and lexical == verdict_settings(run_config(None, "lexical", adapter=Path("a")), "bm25", "m")
+    lexical = base.with_options(method="lexical").identity()
+    assert "llm" not in lexical and lexical == base.with_options(method="lexical", adapter=Path("a")).identity()
+    # The keys run logs written before the run config had a retriever section were pinned with.
+    assert set(lexical) == {"method", "summarizer", "summarizer_llm", "agent", "retriever", "embedding_model"}
+    assert (lexical["retriever"], lexical["embedding_model"]) == ("bm25", "m")

@@ -132,11 +132,11 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
     assert len(rows) == 2 and {r.advantage for r in rows} == {0.7}
     for row, turn in zip(rows, verdict.trajectory):
         # The state is exactly what the backend feeds at inference; the action ends with its end-of-turn token.
-        assert row.prompt_ids == tokenizer(tiny_llm.render(turn["messages"]), add_special_tokens=False).input_ids
-        assert tokenizer.decode(row.completion_ids) == turn["action_text"] + "<|im_end|>"
+        assert row.prompt_ids == tokenizer(tiny_llm.render(turn.messages), add_special_tokens=False).input_ids
+        assert tokenizer.decode(row.completion_ids) == turn.action_text + "<|im_end|>"
         # The loss scores the ids that were generated, not the canonical split of their text.
-        assert row.completion_ids == turn["action_ids"]
-        assert row.completion_ids[:-1] != tokenizer(turn["action_text"], add_special_tokens=False).input_ids
+        assert row.completion_ids == turn.action_ids
+        assert row.completion_ids[:-1] != tokenizer(turn.action_text, add_special_tokens=False).input_ids
     # The retrieved passages of turn 1 are in turn 2's state, which no loss column covers.
     assert len(rows[1].prompt_ids) > len(rows[0].prompt_ids) + 20
     [batch] = micro_batches(rows, 2, tokenizer.pad_token_id, torch.device("cpu"))
@@ -175,8 +175,10 @@ def test_sft_adapter_is_the_start_and_the_frozen_reference(tiny_model_dir, tiny_
 
     from agentkgv.train.grpo import GRPOSettings, Row, completion_logps, load_policy, micro_batches, update
 
-    settings = GRPOSettings(model=str(tiny_model_dir), dtype="float32", learning_rate=1e-2, updates_per_batch=2,
-                            sft_adapter=random_adapter(tiny_model_dir, tmp_path / "sft"))
+    settings = GRPOSettings.model_validate({
+        "learning_rate": 1e-2, "updates_per_batch": 2,
+        "run": {"llm": {"model": str(tiny_model_dir), "dtype": "float32",
+                        "adapter": random_adapter(tiny_model_dir, tmp_path / "sft")}}})
     policy = load_policy(settings)
     trained = {id(p) for p in policy.trainable_parameters()}
     names = [n for n, p in policy.model.named_parameters() if id(p) in trained]
@@ -206,13 +208,14 @@ def test_grpo_trains_logs_plots_saves_a_loadable_adapter_and_resumes(tiny_model_
     from agentkgv.llm.transformers_backend import TransformersLLM
     from agentkgv.train.grpo import GRPOSettings, train_grpo
 
-    settings = GRPOSettings.load(CONFIGS / "grpo_tiny.toml").model_copy(update={"model": str(tiny_model_dir)})
+    settings = GRPOSettings.load(CONFIGS / "grpo_tiny.toml")
+    settings = settings.model_copy(update={"run": settings.run.with_options(model=str(tiny_model_dir))})
     first = train_grpo(ITEMS, small_bm25, PARAPHRASES, tmp_path, settings)
     log = [json.loads(line) for line in (tmp_path / "grpo_log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2] and first["steps_this_session"] == 2
     for record in log:
         assert LOG_KEYS <= set(record)
-        assert -0.5 - 0.05 * settings.max_turns <= record["reward"] <= 1.0 and 0 <= record["accuracy"] <= 1
+        assert -0.5 - 0.05 * settings.run.agent.max_turns <= record["reward"] <= 1.0 and 0 <= record["accuracy"] <= 1
         assert record["rows"] >= settings.group_size * settings.triples_per_step
     assert (tmp_path / "grpo.png").stat().st_size > 0
     adapted = TransformersLLM.load(str(tiny_model_dir), adapter=tmp_path / "adapter", dtype="float32")
@@ -227,11 +230,12 @@ def test_grpo_trains_logs_plots_saves_a_loadable_adapter_and_resumes(tiny_model_
 def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, small_bm25):
     from agentkgv.train.grpo import GRPOSettings, rollouts
 
-    settings = GRPOSettings(group_size=3, triples_per_step=2, max_turns=2, temperature=1.0)
+    settings = GRPOSettings.model_validate({"group_size": 3, "triples_per_step": 2, "temperature": 1.0,
+                                            "run": {"agent": {"max_turns": 2}}})
     verdicts = rollouts(tiny_llm, small_bm25, PARAPHRASES, ITEMS[:2], settings, step=1)
     assert [v.id for v in verdicts] == [f"{i.id}#g{g}" for i in ITEMS[:2] for g in range(3)]
     assert [v.gold for v in verdicts] == [i.label for i in ITEMS[:2] for _ in range(3)]
-    first_actions = [v.trajectory[0]["action_text"] for v in verdicts[:3]]
+    first_actions = [v.trajectory[0].action_text for v in verdicts[:3]]
     assert len(set(first_actions)) > 1
 
 
@@ -241,3 +245,44 @@ def test_configs_load(name):
 
     settings = GRPOSettings.load(CONFIGS / name)
     assert settings.triples_per_step % 2 == 0  # whole (positive, hard negative) pairs per step
+
+
+def test_settings_written_before_the_run_table_load_as_the_same_settings(tmp_path):
+    from agentkgv.train.grpo import GRPOSettings
+
+    old = tmp_path / "old.toml"
+    old.write_text('model = "smollm2"\ndtype = "float32"\nsft_adapter = "a/adapter"\nmax_turns = 4\ntop_k = 3\nsteps = 7\n')
+    new = tmp_path / "new.toml"
+    new.write_text('steps = 7\n[run.llm]\nmodel = "smollm2"\ndtype = "float32"\nadapter = "a/adapter"\n'
+                   '[run.agent]\nmax_turns = 4\ntop_k = 3\n')
+    assert GRPOSettings.load(old) == GRPOSettings.load(new)
+    assert GRPOSettings.load(new).run.agent.max_turns == 4
+
+
+def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_llm, small_passages, data, tmp_path):
+    """The acceptance check of one run config: the agent GRPO samples from is the one `agentkgv eval`
+    builds from the same RunConfig and workspace, differing only in how it samples."""
+    from agentkgv import pipeline
+    from agentkgv.paths import Workspace
+    from agentkgv.retrieval.bm25 import BM25Retriever
+    from agentkgv.train.grpo import GRPOSettings, rollout_verifier
+
+    ws = Workspace(data, tmp_path / "cache")
+    BM25Retriever.build(small_passages, ws.indexes / "bm25")
+    path = tmp_path / "grpo.toml"
+    path.write_text('temperature = 0.9\nseed = 5\n[run]\nsummarizer = "extractive"\n'
+                    '[run.agent]\nmax_turns = 3\ntop_k = 2\nmax_passage_words = 30\ntrue_needs_evidence = false\n')
+    settings = GRPOSettings.load(path)
+    evaluated = pipeline.verifier_for(settings.run, ws, tiny_llm)
+    # What pipeline.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
+    rolled = rollout_verifier(tiny_llm, pipeline.retriever_for(ws, settings.run.retriever), pipeline.paraphrases(ws),
+                              settings, step=2)
+    assert type(rolled) is type(evaluated) and type(rolled.summarizer) is type(evaluated.summarizer)
+    assert rolled.paraphrases == evaluated.paraphrases and rolled.paraphrases
+    assert rolled.retriever.name == evaluated.retriever.name == "bm25"
+    assert rolled.policy.llm is evaluated.policy.llm is tiny_llm
+    sampling = {"temperature", "seed"}
+    assert rolled.config.model_dump(exclude=sampling) == evaluated.config.model_dump(exclude=sampling) \
+        == settings.run.agent.model_dump(exclude=sampling)
+    assert evaluated.config.max_turns == 3 and not evaluated.config.true_needs_evidence
+    assert (rolled.config.temperature, rolled.config.seed) == (0.9, 7)

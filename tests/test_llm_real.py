@@ -58,6 +58,6 @@ def test_shipped_trained_adapter_searches_before_judging(small_bm25, tmp_path):
                      AgentConfig(max_turns=3))  # the last turn must judge: bounds the cost on a CPU
     triple = LabeledTriple("t", Triple("Allan Peiper", "place of birth", "Alexandra", "P19"), True)
     [verdict] = agent.verify([triple])
-    actions = [turn["action"]["kind"] for turn in verdict.trajectory]
+    actions = [turn.action.kind for turn in verdict.trajectory]
     assert actions[0] == "search" and actions[-1] == "answer", actions
     assert verdict.verdict is not None and verdict.search_calls >= 1

@@ -44,12 +44,12 @@ def test_teacher_verdicts_follow_what_the_student_can_read(small_bm25):
     positive, negative = teacher_agent(small_bm25, [POSITIVE, NEGATIVE]).verify(
         [POSITIVE.as_labeled(), NEGATIVE.as_labeled()])
     assert positive.verdict is True and negative.verdict is False
-    assert positive.trajectory[0]["action"]["query"] == "Allan Peiper place of birth Alexandra"  # s,p,o first
+    assert positive.trajectory[0].action.query == "Allan Peiper place of birth Alexandra"  # s,p,o first
     # A true verdict cites a shown passage that names both; the hard negative's, one with the true object.
     assert positive.evidence and all("Peiper" in e.text and "Alexandra" in e.text for e in positive.evidence)
     assert all("Alexandra" in e.text for e in negative.evidence)
     for verdict in (positive, negative):
-        shown = verdict.trajectory[-2]["retrieved"]
+        shown = verdict.trajectory[-2].retrieved
         assert {e.id for e in verdict.evidence} <= set(shown)
 
 
@@ -57,13 +57,13 @@ def test_sft_states_equal_what_the_agent_builds_at_inference(small_bm25):
     """Every pair's state is the context a deployed agent builds when it takes the teacher's actions."""
     for taught in teacher_agent(small_bm25, [POSITIVE, NEGATIVE]).verify(
             [POSITIVE.as_labeled(), NEGATIVE.as_labeled()]):
-        actions = [json.loads(turn["action_text"]) for turn in taught.trajectory]
+        actions = [json.loads(turn.action_text) for turn in taught.trajectory]
         student = AgentKGV(ScriptedLLM(actions), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
                            AgentConfig()).verify([POSITIVE.as_labeled() if taught.gold else NEGATIVE.as_labeled()])[0]
         pairs = sft_pairs(taught, "all")
         assert len(pairs) == len(student.trajectory) == len(taught.trajectory)
-        assert [p.prompt for p in pairs] == [turn["messages"] for turn in student.trajectory]
-        assert [p.completion for p in pairs] == [turn["action_text"] for turn in taught.trajectory]
+        assert [p.prompt for p in pairs] == [turn.messages for turn in student.trajectory]
+        assert [p.completion for p in pairs] == [turn.action_text for turn in taught.trajectory]
         assert student.verdict == taught.verdict
 
 
@@ -82,12 +82,12 @@ def test_teacher_actions_are_text_the_model_is_decoded_to(small_bm25):
     trajectories = agent.run([agent.start(POSITIVE.as_labeled()), agent.start(NEGATIVE.as_labeled())])
     for trajectory in trajectories:
         for number, turn in enumerate(trajectory.turns):
-            passages = len(trajectory.turns[number - 1]["retrieved"]) if number else 0
+            passages = len(trajectory.turns[number - 1].retrieved) if number else 0
             schema = action_schema(agent.config.reasoning_chars, agent.config.query_chars, passages=passages,
                                    max_cited=agent.config.max_cited)
             matcher = xgrammar.GrammarMatcher(compiler.compile_json_schema(schema, any_whitespace=False))
-            assert matcher.accept_string(turn["action_text"]), turn["action_text"]
-            assert matcher.is_completed(), turn["action_text"]
+            assert matcher.accept_string(turn.action_text), turn.action_text
+            assert matcher.is_completed(), turn.action_text
 
 
 def _fact(subject: str, obj: str, *sentences: str) -> Fact:

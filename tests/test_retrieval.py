@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
@@ -48,13 +49,18 @@ def passages(facts: list[Fact]) -> list[Passage]:
 
 
 @pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> RetrieverConfig:
-    return RetrieverConfig(kind="hybrid", index_root=tmp_path_factory.mktemp("indexes"))
+def config() -> RetrieverConfig:
+    return RetrieverConfig(kind="hybrid")
 
 
 @pytest.fixture(scope="module")
-def built(config: RetrieverConfig, passages: list[Passage]) -> dict[str, Retriever]:
-    hybrid = build_retriever(config, passages)
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("indexes")
+
+
+@pytest.fixture(scope="module")
+def built(config: RetrieverConfig, root: Path, passages: list[Passage]) -> dict[str, Retriever]:
+    hybrid = build_retriever(config, root, passages)
     assert isinstance(hybrid, HybridRetriever)
     bm25, dense = hybrid.retrievers
     return {"bm25": bm25, "dense": dense, "hybrid": hybrid}
@@ -99,16 +105,16 @@ def test_batched_search_equals_one_by_one(built: dict[str, Retriever], sample: l
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_loaded_index_returns_identical_hits(built: dict[str, Retriever], config: RetrieverConfig,
+def test_loaded_index_returns_identical_hits(built: dict[str, Retriever], config: RetrieverConfig, root: Path,
                                              sample: list[Fact], kind: str) -> None:
-    loaded = load_retriever(config.model_copy(update={"kind": kind}))
+    loaded = load_retriever(config.model_copy(update={"kind": kind}), root)
     queries = [f"{fact.triple.subject} {fact.triple.object}" for fact in sample]
     assert loaded.name == built[kind].name
     assert loaded.search(queries, k=5) == built[kind].search(queries, k=5)
 
 
 def test_index_folders_keep_deduplicated_passages_and_build_metadata(built: dict[str, Retriever],
-                                                                    config: RetrieverConfig,
+                                                                    config: RetrieverConfig, root: Path,
                                                                     passages: list[Passage]) -> None:
     bm25, dense = built["bm25"], built["dense"]
     assert isinstance(bm25, BM25Retriever) and isinstance(dense, DenseRetriever)
@@ -118,7 +124,7 @@ def test_index_folders_keep_deduplicated_passages_and_build_metadata(built: dict
     assert dense.meta["model"] == config.embedding_model and dense.meta["dimension"] == 384
     assert dense.meta["passages"] == bm25.meta["passages"] == len(unique)
     assert float(dense.meta["build_seconds"]) > 0
-    assert dense_dir(config).name == "dense-minilm" and bm25_dir(config).name == "bm25"
+    assert dense_dir(root, config.embedding_model).name == "dense-minilm" and bm25_dir(root).name == "bm25"
 
 
 def test_bm25_returns_no_filler_for_a_query_sharing_no_term(built: dict[str, Retriever]) -> None:
@@ -156,12 +162,12 @@ def test_hybrid_returns_top_k_of_the_fused_order() -> None:
 
 
 def test_missing_or_mismatched_index_raises_a_clear_error(built: dict[str, Retriever], config: RetrieverConfig,
-                                                           tmp_path) -> None:
+                                                           root: Path, tmp_path) -> None:
     with pytest.raises(DataError, match="no bm25 index here"):
         BM25Retriever.load(tmp_path / "nothing")
     with pytest.raises(DataError, match="expected a dense index, found kind 'bm25'"):
-        DenseRetriever.load(bm25_dir(config))
+        DenseRetriever.load(bm25_dir(root))
     with pytest.raises(DataError, match="built with embedding model 'minilm'"):
-        DenseRetriever.load(dense_dir(config), model="BAAI/bge-base-en-v1.5")
+        DenseRetriever.load(dense_dir(root, config.embedding_model), model="BAAI/bge-base-en-v1.5")
     with pytest.raises(DataError, match="no dense index here"):
-        load_retriever(config.model_copy(update={"kind": "dense", "embedding_model": "BAAI/bge-base-en-v1.5"}))
+        load_retriever(config.model_copy(update={"kind": "dense", "embedding_model": "BAAI/bge-base-en-v1.5"}), root)

@@ -39,17 +39,17 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
     script = [search("Allan Peiper born"), search("Allan Peiper birthplace Alexandra"), answer("true")]
     taught = teacher_run(script, small_bm25)
     # A deployed agent taking the teacher's actions: the states it builds are what the pairs must hold.
-    student = run([json.loads(t["action_text"]) for t in taught.trajectory], small_bm25)
+    student = run([json.loads(t.action_text) for t in taught.trajectory], small_bm25)
     pairs = sft_pairs(taught)
     assert [p.kind for p in pairs] == ["search", "judgment"]
     assert [p.id for p in pairs] == ["train:P19:abc#s0:t2", "train:P19:abc#s0:t3"]
-    assert pairs[0].prompt == student.trajectory[1]["messages"]
-    assert pairs[1].prompt == student.trajectory[2]["messages"]
-    assert [p.completion for p in pairs] == [t["action_text"] for t in taught.trajectory[1:]]
+    assert pairs[0].prompt == student.trajectory[1].messages
+    assert pairs[1].prompt == student.trajectory[2].messages
+    assert [p.completion for p in pairs] == [t.action_text for t in taught.trajectory[1:]]
     # The teacher saw its instruction and the gold hint; the pairs carry neither.
-    assert taught.trajectory[2]["messages"][0]["content"] == TEACHER_SYSTEM
-    assert "the correct verdict is true" in taught.trajectory[2]["messages"][1]["content"]
-    assert "correct verdict" not in taught.trajectory[0]["messages"][1]["content"]  # no hint while it may only search
+    assert taught.trajectory[2].messages[0]["content"] == TEACHER_SYSTEM
+    assert "the correct verdict is true" in taught.trajectory[2].messages[1]["content"]
+    assert "correct verdict" not in taught.trajectory[0].messages[1]["content"]  # no hint while it may only search
     for pair in pairs:
         assert pair.prompt[0]["content"] == AGENT_SYSTEM and "correct verdict" not in pair.prompt[1]["content"]
     # The search pair's query is the one whose results the judgment read.
@@ -58,14 +58,14 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
 
 def test_teacher_aids_hold_the_verdict_to_the_label_and_queries_to_the_table(small_bm25):
     taught = teacher_run([search("anything at all"), answer("true")], small_bm25, label=False)
-    first, last = (json.loads(t["action_text"]) for t in taught.trajectory)
+    first, last = (json.loads(t.action_text) for t in taught.trajectory)
     assert first["query"] == "Allan Peiper"  # the table's first example query (s)
     assert last["verdict"] == "false" and taught.verdict is False
 
 
 def test_teacher_searches_at_least_once_and_at_most_max_searches(small_bm25):
     taught = teacher_run([answer("true"), answer("true")], small_bm25)
-    assert taught.trajectory[0]["action"]["kind"] == "search" and taught.search_calls == 1
+    assert taught.trajectory[0].action.kind == "search" and taught.search_calls == 1
     assert taught.verdict is True
     searching = teacher_run([search("Allan Peiper")] * 8, small_bm25)
     assert searching.search_calls == 3 and len(searching.trajectory) == 4 and searching.verdict is True
@@ -74,7 +74,7 @@ def test_teacher_searches_at_least_once_and_at_most_max_searches(small_bm25):
 def test_direct_answer_gives_the_routing_pair(small_bm25):
     verdict = run([answer("true")], small_bm25)
     pairs = sft_pairs(verdict)
-    assert [p.kind for p in pairs] == ["routing"] and pairs[0].prompt == verdict.trajectory[0]["messages"]
+    assert [p.kind for p in pairs] == ["routing"] and pairs[0].prompt == verdict.trajectory[0].messages
 
 
 def test_filter_keeps_only_correct_trajectories(small_bm25):

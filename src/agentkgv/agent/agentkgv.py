@@ -10,22 +10,23 @@ run is a pure function of (triple, config, models) and can be shipped to a distr
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
-from agentkgv.agent.base import EvidenceRef, Tally, Verdict
+from agentkgv.agent.base import EvidenceRef, Tally, Turn, Verdict
 from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.agent.policy import LLMPolicy, Policy
 from agentkgv.agent.prompts import action_schema, agent_state, reader_view
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple
+from agentkgv.data.settings import Settings
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.retrieval.base import Hit, Retriever
 
 
-class AgentConfig(BaseModel):
+class AgentConfig(Settings):
     max_turns: int = Field(8, ge=1)
     top_k: int = Field(5, ge=1)
     reasoning_chars: int = 120
@@ -74,7 +75,7 @@ class Trajectory(Tally):
     last_query: str | None = None
     last_hits: list[Hit] = field(default_factory=list)
     cited: list[Hit] = field(default_factory=list)
-    turns: list[dict] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
 
 
 class AgentKGV:
@@ -122,15 +123,14 @@ class AgentKGV:
         for trajectory, messages, completion in zip(active, prompts, completions):
             action = parse_action(completion.text)
             trajectory.charge(completion.prompt_tokens, completion.completion_tokens)
-            record = {
-                "turn": len(trajectory.turns) + 1, "messages": messages, "action_text": completion.text,
-                "action_ids": None if completion.token_ids is None else list(completion.token_ids),
-                "action": asdict(action), "finish_reason": completion.finish_reason,
-                "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-                "latency_s": completion.latency_s, "retrieved": [], "summary": trajectory.summary}
-            if c.teaching:  # the context a deployed agent would have built, which training learns from
-                record["state"] = self.state(trajectory, student=True)
-            trajectory.turns.append(record)
+            trajectory.turns.append(Turn(
+                len(trajectory.turns) + 1, messages, completion.text,
+                action_ids=None if completion.token_ids is None else list(completion.token_ids), action=action,
+                finish_reason=completion.finish_reason, prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens, latency_s=completion.latency_s,
+                summary=trajectory.summary,
+                # the context a deployed agent would have built, which training learns from
+                state=self.state(trajectory, student=True) if c.teaching else None))
             if action.kind == "answer":
                 trajectory.verdict, trajectory.done = action.verdict, True
                 trajectory.confidence = verdict_confidence(completion)
@@ -173,7 +173,7 @@ class AgentKGV:
 
     def _fresh_queries(self, trajectory: Trajectory) -> list[str]:
         """The combination table's queries for this triple that no earlier turn asked."""
-        asked = {turn["action"].get("query") for turn in trajectory.turns}
+        asked = {turn.action.query for turn in trajectory.turns if turn.action is not None}
         paraphrase = next(iter(trajectory.paraphrases), None)
         table = [compose_query(trajectory.item.triple, name, paraphrase) for name in COMBINATIONS]
         return [q for q in dict.fromkeys(table) if q not in asked]
@@ -215,7 +215,7 @@ class AgentKGV:
         for (trajectory, action), found in zip(searching, hits):
             trajectory.searches += 1
             trajectory.last_query, trajectory.last_hits = action.query, list(found)
-            trajectory.turns[-1]["retrieved"] = [h.passage.id for h in found]
+            trajectory.turns[-1].retrieved = [h.passage.id for h in found]
 
     def run(self, trajectories: list[Trajectory]) -> list[Trajectory]:
         active = [t for t in trajectories if not t.done]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Protocol
 
+from agentkgv.agent.actions import Action
 from agentkgv.data.records import LabeledTriple, Triple
 
 
@@ -13,6 +14,50 @@ class EvidenceRef:
     id: str
     text: str
     title: str = ""
+
+
+@dataclass(slots=True)
+class Turn:
+    """One model call of a trajectory, the record the agent writes and SFT data and GRPO read back.
+
+    `messages` is what the model saw; `state` the student's view of the same turn in a teacher run (the
+    text training learns from); `action_ids` the token ids the sampler drew (what GRPO scores). The
+    baselines fill the fields they have and `reasoning` where they parse one."""
+
+    turn: int
+    messages: list[dict]
+    action_text: str
+    action_ids: list[int] | None = None
+    action: Action | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retrieved: list[str] = field(default_factory=list)
+    summary: str | None = None
+    state: list[dict] | None = None
+    reasoning: str | None = None
+
+    def student_state(self) -> list[dict]:
+        """The student's context at this turn: the recorded `state` of a teacher run, else what the model saw."""
+        return self.state if self.state is not None else self.messages
+
+    def to_json(self) -> dict:
+        # Fields only some methods write are left out when unset, so records read as they always have.
+        record = {f.name: getattr(self, f.name) for f in fields(self)}
+        record["action"] = None if self.action is None else asdict(self.action)
+        return {k: v for k, v in record.items() if v is not None or k not in _OPTIONAL_TURN_FIELDS}
+
+    @staticmethod
+    def from_json(record: dict) -> Turn:
+        record = dict(record)
+        if record.get("action") is not None:
+            action = record["action"]
+            record["action"] = Action(**{**action, "evidence": tuple(action.get("evidence", ()))})
+        return Turn(**record)
+
+
+_OPTIONAL_TURN_FIELDS = ("state", "reasoning")
 
 
 @dataclass(slots=True)
@@ -30,16 +75,22 @@ class Verdict:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
-    trajectory: list[dict] = field(default_factory=list)
+    trajectory: list[Turn] = field(default_factory=list)
+
+    @property
+    def correct(self) -> bool:
+        """Whether the verdict matches a known gold label (no verdict is never correct)."""
+        return self.verdict is not None and self.gold is not None and self.verdict == self.gold
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(replace(self, trajectory=[])), "trajectory": [turn.to_json() for turn in self.trajectory]}
 
     @staticmethod
     def from_json(record: dict) -> "Verdict":
         record = dict(record)
         record["triple"] = Triple(**record["triple"])
         record["evidence"] = [EvidenceRef(**e) for e in record.get("evidence", [])]
+        record["trajectory"] = [Turn.from_json(turn) for turn in record.get("trajectory", [])]
         return Verdict(**record)
 
 
@@ -66,3 +117,14 @@ class Verifier(Protocol):
     name: str
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]: ...
+
+
+class WithoutTrajectories:
+    """A verifier whose verdicts leave out the trajectories: what `verify` writes for a user, who reads the
+    verdicts; eval and training runs keep them."""
+
+    def __init__(self, verifier: Verifier):
+        self.verifier, self.name = verifier, verifier.name
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        return [replace(verdict, trajectory=[]) for verdict in self.verifier.verify(items)]

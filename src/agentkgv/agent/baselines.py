@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from agentkgv.agent.actions import parse_verdict, verdict_confidence
-from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.agent.base import EvidenceRef, Turn, Verdict
 from agentkgv.agent.prompts import direct_prompt, reader_prompt, verdict_schema
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.base import LLM, GenerationConfig
@@ -28,8 +28,10 @@ def read_verdicts(llm: LLM, method: str, items: list[LabeledTriple], prompts: li
             evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in found],
             search_calls=search_calls, prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens, seconds=share,
-            trajectory=[{"turn": 1, "messages": messages, "action_text": completion.text, "reasoning": reasoning,
-                         "retrieved": [h.passage.id for h in found], "finish_reason": completion.finish_reason}]))
+            trajectory=[Turn(1, messages, completion.text, finish_reason=completion.finish_reason,
+                             prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+                             latency_s=completion.latency_s, retrieved=[h.passage.id for h in found],
+                             reasoning=reasoning)]))
     return verdicts
 
 

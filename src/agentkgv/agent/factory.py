@@ -1,56 +1,18 @@
-"""One run configuration picks the method, the backbone, the summarizer and the retriever."""
+"""Build the verifier a run configuration names."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, Field
-
-from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
+from agentkgv.agent.agentkgv import AgentKGV
 from agentkgv.agent.base import Verifier
 from agentkgv.agent.baselines import DirectLLM, SingleTurnRAG
 from agentkgv.agent.ircot import IRCoT
 from agentkgv.agent.lexical import LexicalVerifier
+from agentkgv.agent.policy import Policy
+from agentkgv.agent.run_config import RunConfig
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from agentkgv.data.errors import DataError
-from agentkgv.data.predicates import PredicateInfo
 from agentkgv.llm.base import LLM, GenerationConfig
-from agentkgv.llm.factory import LLMConfig, build_llm
+from agentkgv.llm.factory import build_llm
 from agentkgv.retrieval.base import Retriever
-
-METHODS = ("agentkgv", "direct", "single_rag", "ircot", "lexical")
-Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
-
-
-class RunConfig(BaseModel):
-    method: Method = "agentkgv"
-    llm: LLMConfig = Field(default_factory=LLMConfig)
-    # The paper summarizes with a 7B LLM. With the embedded 135M model the extractive summarizer keeps the
-    # gold fact in 97% of summaries against 44% for the LLM one, at no model cost (BENCHMARKS.md), so
-    # it is the default here; choose "llm" with a capable summarizer model.
-    summarizer: Literal["llm", "extractive"] = "extractive"
-    # The summarizer's own model for "llm"; None reuses the agent's backbone.
-    summarizer_llm: LLMConfig | None = None
-    agent: AgentConfig = Field(default_factory=AgentConfig)
-
-    @classmethod
-    def load(cls, path: Path) -> "RunConfig":
-        try:
-            return cls.model_validate(tomllib.loads(Path(path).read_text()))
-        except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
-            raise DataError(path, str(error)) from None
-
-
-def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
-    """p' candidates by predicate id and by lower-cased label (user graphs often carry labels only)."""
-    table: dict[str, list[str]] = {}
-    for pid, info in predicates.items():
-        phrases = info.paraphrases()[:limit]
-        table[pid] = phrases
-        table.setdefault(info.label, phrases)
-    return table
 
 
 def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
@@ -60,8 +22,11 @@ def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
 
 
 def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[str, list[str]],
-                   llm: LLM | None = None) -> Verifier:
+                   llm: LLM | None = None, policy: Policy | None = None) -> Verifier:
+    """The method's verifier; `policy` chooses the AgentKGV agent's actions in place of its LLM (a teacher)."""
     a = config.agent
+    if policy is not None:
+        return AgentKGV(None, retriever, build_summarizer(config, None), paraphrases, a, policy)
     if config.method == "lexical":
         return LexicalVerifier(retriever, a.top_k)
     llm = llm or build_llm(config.llm)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from agentkgv.agent.actions import parse_field, parse_verdict, verdict_confidence
-from agentkgv.agent.base import EvidenceRef, Tally, Verdict
+from agentkgv.agent.base import EvidenceRef, Tally, Turn, Verdict
 from agentkgv.agent.baselines import read_verdicts
 from agentkgv.agent.prompts import ircot_prompt, ircot_schema, reader_prompt
 from agentkgv.data.records import LabeledTriple
@@ -25,7 +25,7 @@ class _Chain(Tally):
     item: LabeledTriple
     pool: list[Hit] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)
-    turns: list[dict] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
 
     def add(self, hits: list[Hit], cap: int) -> None:
         seen = {h.passage.id for h in self.pool}
@@ -63,8 +63,10 @@ class IRCoT:
                 sentence = parse_field(completion.text, "sentence")
                 verdict, _ = parse_verdict(completion.text)
                 chain.charge(completion.prompt_tokens, completion.completion_tokens)
-                chain.turns.append({"turn": len(chain.turns) + 1, "messages": messages,
-                                    "action_text": completion.text, "retrieved": [h.passage.id for h in chain.pool]})
+                chain.turns.append(Turn(len(chain.turns) + 1, messages, completion.text,
+                                        finish_reason=completion.finish_reason, prompt_tokens=completion.prompt_tokens,
+                                        completion_tokens=completion.completion_tokens,
+                                        latency_s=completion.latency_s, retrieved=[h.passage.id for h in chain.pool]))
                 if verdict is not None:
                     chain.verdict, chain.done = verdict, True
                     chain.confidence = verdict_confidence(completion, "answer")

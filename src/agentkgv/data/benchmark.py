@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import random
-import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
-from pydantic import BaseModel, model_validator
+from pydantic import model_validator
 
 from agentkgv.data.co_mention import ObjectNames, choose, find_co_mentions, sentences_by_subject
 from agentkgv.data.errors import DataError
@@ -28,8 +28,11 @@ from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.lama import iter_evidence_facts, iter_known_triples, relations_with_evidence
 from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import Example, Fact, Passage, Triple
+from agentkgv.data.settings import Settings, load_toml
 from agentkgv.data.text import label_key
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL, embed
+
+T = TypeVar("T")
 
 SPLITS = ("train", "test_long_tail", "test_unseen", DOCS_SPLIT)
 TEST_SPLIT_REGIME = {"test_long_tail": "long_tail", "test_unseen": "unseen"}
@@ -37,7 +40,7 @@ TEST_SPLIT_REGIME = {"test_long_tail": "long_tail", "test_unseen": "unseen"}
 COUNTRY_PREDICATE = "P27"
 
 
-class Regimes(BaseModel):
+class Regimes(Settings):
     head: list[str]
     long_tail: list[str]
     unseen: list[str]
@@ -49,7 +52,7 @@ class Regimes(BaseModel):
         return None
 
 
-class BenchmarkConfig(BaseModel):
+class BenchmarkConfig(Settings):
     seed: int = 13
     positives_per_test_split: int = 500
     long_tail_train_cap: int = 10
@@ -75,11 +78,8 @@ class BenchmarkConfig(BaseModel):
             text = resources.files("agentkgv.configs").joinpath("benchmark.toml").read_text()
             path = Path("agentkgv/configs/benchmark.toml")
         else:
-            text = Path(path).read_text()
-        try:
-            return cls.model_validate(tomllib.loads(text))
-        except (tomllib.TOMLDecodeError, ValueError) as error:
-            raise DataError(path, str(error)) from None
+            text = None
+        return load_toml(cls, path, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +197,13 @@ def take_stratified(pairs: list[Pair], count: int, rng: random.Random) -> list[P
     by_predicate: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs:
         by_predicate[pair.positive.triple.predicate_id or ""].append(pair)
-    queues = [rng.sample(items, len(items)) for _, items in sorted(by_predicate.items())]
-    taken: list[Pair] = []
+    return round_robin([rng.sample(items, len(items)) for _, items in sorted(by_predicate.items())], count)
+
+
+def round_robin(queues: list[list[T]], count: int) -> list[T]:
+    """Up to `count` items, one from the end of each queue in turn, so a long queue cannot crowd out the
+    short ones (the rare predicates). The queues are emptied as they are read."""
+    taken: list[T] = []
     while len(taken) < count and any(queues):
         for queue in queues:
             if queue and len(taken) < count:

@@ -12,8 +12,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from agentkgv.data.factbench import chunk_text, iter_factbench_passages
 from agentkgv.data.fewrel import iter_fewrel
 from agentkgv.data.passage_file import read_passages, write_passages
@@ -22,11 +20,12 @@ from agentkgv.data.records import Passage
 from agentkgv.data.redocred import iter_redocred_documents
 from agentkgv.data.tekgen import iter_tekgen_sentences
 from agentkgv.data.trex_json import Document, iter_trex_documents
+from agentkgv.data.settings import Settings
 
 SOURCES = ("lama_trex", "rebel", "trex_format", "tekgen", "fewrel", "redocred", "factbench")
 
 
-class CorpusConfig(BaseModel):
+class CorpusConfig(Settings):
     sources: list[str] = list(SOURCES)
     words_per_passage: int = 100
     # Caps a distractor source (LAMA evidence is never capped): keeps a quick demo corpus small.

@@ -114,3 +114,13 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
         )
         for pid in sorted(set(labels) | set(templates))
     }
+
+
+def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
+    """p' candidates by predicate id and by lower-cased label (user graphs often carry labels only)."""
+    table: dict[str, list[str]] = {}
+    for pid, info in predicates.items():
+        phrases = info.paraphrases()[:limit]
+        table[pid] = phrases
+        table.setdefault(info.label, phrases)
+    return table

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -23,6 +24,17 @@ from filelock import FileLock, Timeout
 from agentkgv.agent.base import Verdict, Verifier
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple
+
+
+# Progress of a counted loop: `bar(description, total)` opens a bar and yields `advance(done)`; the CLI
+# passes rich's, library callers and tests the silent one.
+Advance = Callable[[int], None]
+Bar = Callable[[str, int | None], AbstractContextManager[Advance]]
+
+
+@contextmanager
+def no_bar(description: str, total: int | None) -> Iterator[Advance]:
+    yield lambda done: None
 
 
 def load_run(path: Path, repair: bool = False) -> dict[str, Verdict]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.lexical import mentions
@@ -25,6 +26,12 @@ class SummaryRow:
     mean_chars: float
     seconds_per_summary: float
     tokens_per_summary: float
+
+    HEADERS: ClassVar = ("Summarizer", "Requests", "Keeps object", "Mean chars", "s/summary", "Tokens/summary")
+
+    def cells(self) -> list[str]:
+        return [self.summarizer, str(self.requests), f"{self.keeps_object:.3f}", f"{self.mean_chars:.0f}",
+                f"{self.seconds_per_summary:.3f}", f"{self.tokens_per_summary:.0f}"]
 
 
 def summary_requests(examples: list[Example], retriever: Retriever, paraphrases: dict[str, list[str]],

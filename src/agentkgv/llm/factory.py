@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from agentkgv.data.settings import Settings
 from agentkgv.llm.base import LLM
 from agentkgv.llm.cache import CachedLLM
 from agentkgv.llm.embedded import DEFAULT_MODEL
@@ -14,12 +15,10 @@ from agentkgv.llm.openai_backend import OpenAILLM, SchemaStyle
 from agentkgv.paths import cache_dir
 
 
-class LLMConfig(BaseModel):
+class LLMConfig(Settings):
     """model: `smollm2` (the embedded default), a transformers folder or hub name, a GGUF path for
     llamacpp, or the served model's name for openai. adapter: a PEFT LoRA folder (transformers) or a
     GGUF LoRA file (llamacpp)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     backend: Literal["transformers", "llamacpp", "openai"] = "transformers"
     model: str = DEFAULT_MODEL

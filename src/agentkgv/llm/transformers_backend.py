@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel
+from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
 from transformers import GenerationConfig as HFGenerationConfig
 
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
@@ -50,6 +50,16 @@ def adapter_fingerprint(adapter: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+def load_base_model(model: str, dtype: str = "auto") -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """The causal LM `model` names (`smollm2` is the embedded one) in `dtype`, on the GPU when there is one,
+    with its tokenizer: what inference, SFT and GRPO all start from."""
+    path = resolve_model_path(model)
+    network = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype))
+    if torch.cuda.is_available():
+        network = network.to("cuda")
+    return network, AutoTokenizer.from_pretrained(path)
+
+
 class TransformersLLM:
     def __init__(self, model: PreTrainedModel, tokenizer, name: str):
         self.model = model.eval()
@@ -64,14 +74,9 @@ class TransformersLLM:
     @classmethod
     def load(cls, model: str = DEFAULT_MODEL, adapter: Path | None = None,
              dtype: str = "auto") -> TransformersLLM:
-        path = resolve_model_path(model)
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        precision = torch_dtype(dtype)
-        network = AutoModelForCausalLM.from_pretrained(path, dtype=precision)
-        if torch.cuda.is_available():
-            network = network.to("cuda")
+        network, tokenizer = load_base_model(model, dtype)
         # The precision is part of the identity: bf16 and fp32 greedy decodes can diverge.
-        name = f"transformers:{model}:{str(precision).removeprefix('torch.')}"
+        name = f"transformers:{model}:{str(network.dtype).removeprefix('torch.')}"
         if adapter is not None:
             from peft import PeftModel
 

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from agentkgv.data.records import Passage
+from agentkgv.data.settings import Settings
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.bm25 import BM25Retriever
@@ -17,39 +16,45 @@ from agentkgv.retrieval.dense import DenseRetriever
 from agentkgv.retrieval.hybrid import HybridRetriever
 
 
-class RetrieverConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RetrieverConfig(Settings):
+    """A run's retriever. `index` names a document index built from the user's own documents, read from its
+    own folder (`index_dir`); None searches the benchmark corpus."""
 
-    kind: Literal["bm25", "dense", "hybrid"] = "dense"
-    top_k: int = Field(5, ge=1)
+    kind: Literal["bm25", "dense", "hybrid"] = "bm25"
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
-    index_root: Path
+    index: str | None = None
 
 
-def bm25_dir(config: RetrieverConfig) -> Path:
-    return config.index_root / "bm25"
+def index_dir(indexes: Path, config: RetrieverConfig) -> Path:
+    """The folder holding `config`'s indexes under the workspace's index folder."""
+    return indexes if config.index is None else indexes / "docs" / config.index
 
 
-def dense_dir(config: RetrieverConfig) -> Path:
+def bm25_dir(root: Path) -> Path:
+    return root / "bm25"
+
+
+def dense_dir(root: Path, embedding_model: str) -> Path:
     """One folder per model, so switching models never loads vectors from another model's space."""
-    return config.index_root / f"dense-{re.sub(r'[^A-Za-z0-9._-]+', '_', config.embedding_model)}"
+    return root / f"dense-{re.sub(r'[^A-Za-z0-9._-]+', '_', embedding_model)}"
 
 
-def build_retriever(config: RetrieverConfig, passages: Sequence[Passage]) -> Retriever:
-    """Build the index(es) `config.kind` needs under `config.index_root`, replacing any already there."""
+def build_retriever(config: RetrieverConfig, root: Path, passages: Sequence[Passage]) -> Retriever:
+    """Build the index(es) `config.kind` needs under `root`, replacing any already there."""
     if config.kind == "bm25":
-        return BM25Retriever.build(passages, bm25_dir(config))
+        return BM25Retriever.build(passages, bm25_dir(root))
+    dense = dense_dir(root, config.embedding_model)
     if config.kind == "dense":
-        return DenseRetriever.build(passages, dense_dir(config), model=config.embedding_model)
-    return HybridRetriever([BM25Retriever.build(passages, bm25_dir(config)),
-                            DenseRetriever.build(passages, dense_dir(config), model=config.embedding_model)])
+        return DenseRetriever.build(passages, dense, model=config.embedding_model)
+    return HybridRetriever([BM25Retriever.build(passages, bm25_dir(root)),
+                            DenseRetriever.build(passages, dense, model=config.embedding_model)])
 
 
-def load_retriever(config: RetrieverConfig) -> Retriever:
+def load_retriever(config: RetrieverConfig, root: Path) -> Retriever:
     """Raises DataError naming the folder if an index is missing or was built with another model."""
     if config.kind == "bm25":
-        return BM25Retriever.load(bm25_dir(config))
+        return BM25Retriever.load(bm25_dir(root))
+    dense = dense_dir(root, config.embedding_model)
     if config.kind == "dense":
-        return DenseRetriever.load(dense_dir(config), model=config.embedding_model)
-    return HybridRetriever([BM25Retriever.load(bm25_dir(config)),
-                            DenseRetriever.load(dense_dir(config), model=config.embedding_model)])
+        return DenseRetriever.load(dense, model=config.embedding_model)
+    return HybridRetriever([BM25Retriever.load(bm25_dir(root)), DenseRetriever.load(dense, model=config.embedding_model)])

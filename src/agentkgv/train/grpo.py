@@ -1,8 +1,9 @@
 """Stage-2 training (paper section 3.3.2): trajectory-level GRPO that teaches the agent when to stop searching.
 
-Each step samples G full trajectories per training triple through the real agent loop, built exactly as
-at inference (`build_verifier`, the default summarizer), sampling at `temperature` with one seed per sample
-index and no LLM cache, since the policy changes every step. Each trajectory is scored with
+Each step samples G full trajectories per training triple through the real agent loop, built from the
+settings' run config exactly as `agentkgv eval` builds it (`rollout_config`, `build_verifier`), with only
+the sampling changed: `temperature`, one seed per step, and no LLM cache, since the policy changes every
+step. Each trajectory is scored with
 R = R_correct + R_search, rewards are standardized within the triple's group, and every turn of a
 trajectory carries its advantage as its own (state, action) row. The loss covers the model's action
 tokens only, never the state text with its retrieved passages and summaries.
@@ -30,24 +31,25 @@ Where it goes beyond or differs from TRL:
 from __future__ import annotations
 
 import json
-import resource
 import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from agentkgv.agent.base import Verdict
+from agentkgv.agent.base import Verdict, Verifier
+from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.records import LabeledTriple
+from agentkgv.memory import peak_memory_gib
 from agentkgv.retrieval.base import Retriever
 from agentkgv.train.grpo_math import grpo_loss, group_advantages, reward
-from agentkgv.train.settings import TomlSettings
-from agentkgv.train.sft import ADAPTER_DIR, last_checkpoint
+from agentkgv.train.sft import ADAPTER_DIR, LoRASettings, last_checkpoint
 
 if TYPE_CHECKING:  # torch, peft and transformers load in seconds: only when training starts
     import torch
@@ -61,16 +63,19 @@ REFERENCE = "ref"
 LOG_FILE = "grpo_log.jsonl"
 PLOT_FILE = "grpo.png"
 OPTIMIZER_FILE = "optimizer.pt"
+# Settings files written before GRPO took a run config named these at the top level; they mean the same
+# setting of the [run] table.
+LEGACY_KEYS = {"model": ("llm", "model"), "dtype": ("llm", "dtype"), "sft_adapter": ("llm", "adapter"),
+               "max_turns": ("agent", "max_turns"), "top_k": ("agent", "top_k")}
 
 
-class GRPOSettings(TomlSettings):
-    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
-    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
-    sft_adapter: Path | None = Field(None, description="stage-1 PEFT adapter: the starting policy and the KL reference")
-    # A fresh LoRA, for when there is no SFT adapter (its reference is then the base model).
-    lora_r: int = 16
-    lora_alpha: int = 32
-    target_modules: str | list[str] = "all-linear"
+class GRPOSettings(LoRASettings):
+    # The agent the rollouts run, as `agentkgv eval --config` reads it: the backbone (`llm.model`,
+    # `llm.dtype`), the stage-1 adapter (`llm.adapter`: the starting policy and the KL reference; none
+    # trains a fresh LoRA against the base model), the agent's settings and the summarizer.
+    run: RunConfig = Field(default_factory=RunConfig)
+    # The LoRA settings (LoRASettings) make a fresh adapter when the run has none; the reference is then
+    # the base model.
     group_size: int = Field(4, ge=2, description="trajectories per triple (G)")
     triples_per_step: int = Field(4, ge=1)
     steps: int = Field(20, ge=1)
@@ -79,14 +84,34 @@ class GRPOSettings(TomlSettings):
     beta: float = Field(0.04, ge=0, description="KL penalty against the reference")
     learning_rate: float = 2e-5
     max_grad_norm: float = 1.0
-    temperature: float = Field(0.8, gt=0)
+    temperature: float = Field(0.8, gt=0, description="rollout sampling temperature (eval decodes greedily)")
     seed: int = 13
-    max_turns: int = Field(8, ge=1)
-    top_k: int = Field(5, ge=1)
     updates_per_batch: int = Field(1, ge=1, description="optimizer steps per batch of rollouts (mu)")
     micro_batch: int = Field(4, ge=1, description="rows per forward/backward pass")
     gradient_checkpointing: bool = False
     save_steps: int = Field(5, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not LEGACY_KEYS.keys() & data.keys():
+            return data
+        data = dict(data)
+        run = dict(data.get("run") or {})
+        for key, (section, field) in LEGACY_KEYS.items():
+            if key in data:
+                part = dict(run.get(section) or {})
+                if field in part:
+                    raise ValueError(f"{key} is set twice: at the top level and as run.{section}.{field}")
+                part[field] = data.pop(key)
+                run[section] = part
+        return {**data, "run": run}
+
+    @model_validator(mode="after")
+    def _trainable_run(self) -> GRPOSettings:
+        if self.run.method != "agentkgv" or self.run.llm.backend != "transformers":
+            raise ValueError("GRPO trains the agentkgv method on the transformers backend (run.method, run.llm.backend)")
+        return self
 
 
 @dataclass
@@ -109,21 +134,18 @@ def load_policy(settings: GRPOSettings, start: Path | None = None) -> Policy:
     fresh LoRA; the SFT adapter is also loaded, frozen, as the reference."""
     import torch
     from peft import LoraConfig, PeftConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from agentkgv.llm.embedded import resolve_model_path
-    from agentkgv.llm.transformers_backend import torch_dtype
+    from agentkgv.llm.embedded import resolve_adapter
+    from agentkgv.llm.transformers_backend import load_base_model
 
-    if settings.sft_adapter is not None and not Path(settings.sft_adapter).is_dir():
-        raise DataError(settings.sft_adapter, "SFT adapter not found; run `agentkgv sft` first")
-    path = resolve_model_path(settings.model)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    base = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(settings.dtype))
-    if torch.cuda.is_available():
-        base = base.to("cuda")
+    llm = settings.run.llm
+    sft_adapter = resolve_adapter(Path(llm.adapter)) if llm.adapter is not None else None
+    if sft_adapter is not None and not sft_adapter.is_dir():
+        raise DataError(sft_adapter, "SFT adapter not found; run `agentkgv sft` first")
+    base, tokenizer = load_base_model(llm.model, llm.dtype)
     if settings.gradient_checkpointing:
         base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    start = start or settings.sft_adapter
+    start = start or sft_adapter
     if start is None:
         torch.manual_seed(settings.seed)
         config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=0.0,
@@ -134,8 +156,8 @@ def load_policy(settings: GRPOSettings, start: Path | None = None) -> Policy:
         config.lora_dropout = 0.0  # stage 1 trained with dropout; here it would make the ratio noise
         model = PeftModel.from_pretrained(base, str(start), is_trainable=True, config=config)
     reference = None
-    if settings.sft_adapter is not None:
-        model.load_adapter(str(settings.sft_adapter), adapter_name=REFERENCE, is_trainable=False)
+    if sft_adapter is not None:
+        model.load_adapter(str(sft_adapter), adapter_name=REFERENCE, is_trainable=False)
         reference = REFERENCE
     return Policy(model, tokenizer, reference)
 
@@ -147,19 +169,27 @@ def step_items(items: list[LabeledTriple], step: int, size: int) -> list[Labeled
     return [items[(step * size + offset) % len(items)] for offset in range(size)]
 
 
+def rollout_config(settings: GRPOSettings, step: int) -> RunConfig:
+    """The run config of step `step`'s rollouts: the settings' run with only the sampling changed."""
+    run = settings.run
+    return run.model_copy(update={
+        "agent": run.agent.model_copy(update={"temperature": settings.temperature, "seed": settings.seed + step}),
+        "llm": run.llm.model_copy(update={"cache": False})})
+
+
 def rollouts(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, list[str]], items: list[LabeledTriple],
              settings: GRPOSettings, step: int) -> list[Verdict]:
     """G trajectories per triple, group-major (triple 0's samples, then triple 1's, ...). The whole group
     runs as one batch under the step's seed: each row draws its own tokens, so copies of a triple diverge,
     and one batch of G x n rows keeps the CPU busier than G batches of n (`bench-throughput`: 0.81 triples/s
     at batch 16, 0.71 at 8, 0.25 at 1)."""
-    from agentkgv.agent.agentkgv import AgentConfig
-    from agentkgv.agent.factory import RunConfig, build_verifier
-
-    agent = AgentConfig(max_turns=settings.max_turns, top_k=settings.top_k, temperature=settings.temperature,
-                        seed=settings.seed + step)
     copies = [replace(item, id=f"{item.id}#g{sample}") for item in items for sample in range(settings.group_size)]
-    return build_verifier(RunConfig(agent=agent), retriever, paraphrases, llm).verify(copies)
+    return rollout_verifier(llm, retriever, paraphrases, settings, step).verify(copies)
+
+
+def rollout_verifier(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, list[str]],
+                     settings: GRPOSettings, step: int) -> Verifier:
+    return build_verifier(rollout_config(settings, step), retriever, paraphrases, llm)
 
 
 @dataclass(frozen=True)
@@ -175,12 +205,12 @@ def trajectory_rows(verdict: Verdict, advantage: float, llm: TransformersLLM) ->
     tokenizer = llm.tokenizer
     rows = []
     for turn in verdict.trajectory:
-        if turn.get("action_ids") is None:
-            raise ValueError(f"trajectory {verdict.id} turn {turn['turn']} has no generated token ids: "
+        if turn.action_ids is None:
+            raise ValueError(f"trajectory {verdict.id} turn {turn.turn} has no generated token ids: "
                              "GRPO rollouts need a backend that reports them (transformers) and no LLM cache")
-        prompt = tokenizer(llm.render(turn["messages"]), add_special_tokens=False).input_ids
-        if turn["action_ids"]:
-            rows.append(Row(prompt, turn["action_ids"], advantage))
+        prompt = tokenizer(llm.render(turn.messages), add_special_tokens=False).input_ids
+        if turn.action_ids:
+            rows.append(Row(prompt, turn.action_ids, advantage))
     return rows
 
 
@@ -286,7 +316,7 @@ def step_record(step: int, verdicts: list[Verdict], rewards: list[float], terms:
                 rollout_s: float, update_s: float) -> dict:
     count = len(verdicts)
     return {"step": step, "reward": sum(rewards) / count,
-            "accuracy": sum(v.verdict is not None and v.verdict == v.gold for v in verdicts) / count,
+            "accuracy": sum(v.correct for v in verdicts) / count,
             "searches": sum(v.search_calls for v in verdicts) / count,
             "unparsable": sum(v.verdict is None for v in verdicts) / count,
             "turns": sum(len(v.trajectory) for v in verdicts) / count, **terms,
@@ -318,7 +348,7 @@ def train_grpo(items: list[LabeledTriple], retriever: Retriever, paraphrases: di
     # Steps logged after the checkpoint were lost with the crash that ended that run; they are redone.
     log_path = run_dir / LOG_FILE
     history = [r for _, r in read_jsonl(log_path) if r["step"] <= done] if resume and log_path.exists() else []
-    llm = TransformersLLM(policy.model, policy.tokenizer, f"grpo-policy:{settings.model}")
+    llm = TransformersLLM(policy.model, policy.tokenizer, f"grpo-policy:{settings.run.llm.model}")
     started = time.perf_counter()
     progress = tqdm(range(done + 1, settings.steps + 1), desc="GRPO", initial=done, total=settings.steps)
     for step in progress:
@@ -341,8 +371,7 @@ def train_grpo(items: list[LabeledTriple], retriever: Retriever, paraphrases: di
     plot_log(history, run_dir / PLOT_FILE)
     summary = {"steps": settings.steps, "steps_this_session": settings.steps - done,
                "minutes_this_session": round((time.perf_counter() - started) / 60, 2),
-               # ru_maxrss is in KiB on Linux.
-               "peak_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+               "peak_memory_gib": peak_memory_gib(),
                "adapter": str(adapter), "last": history[-1] if history else None}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

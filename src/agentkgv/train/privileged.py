@@ -130,7 +130,7 @@ class PrivilegedTeacher:
                 "verdict": "true" if verdict else "false"}
 
     def _next_query(self, trajectory: Trajectory) -> tuple[str, str] | None:
-        asked = {turn["action"].get("query") for turn in trajectory.turns if turn["action"]["kind"] == "search"}
+        asked = {turn.action.query for turn in trajectory.turns if turn.action.kind == "search"}
         paraphrase = trajectory.paraphrases[0] if trajectory.paraphrases else None
         for combination in QUERY_ORDER:
             if "p'" in combination and paraphrase is None:

@@ -10,25 +10,30 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import time
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
-from agentkgv.train.settings import TomlSettings
+from agentkgv.data.settings import Settings
+from agentkgv.memory import peak_memory_gib
 
 ADAPTER_DIR = "adapter"
 
 
-class SFTSettings(TomlSettings):
-    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
-    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+class LoRASettings(Settings):
+    """The LoRA a training run starts when it has no adapter to continue (SFT always; GRPO without one)."""
+
     lora_r: int = 16
     lora_alpha: int = 32
-    lora_dropout: float = 0.05
     target_modules: str | list[str] = "all-linear"
+
+
+class SFTSettings(LoRASettings):
+    model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    lora_dropout: float = 0.05
     # LoRA on the top layers only: the backward pass then stops there, which roughly halves a CPU step.
     layers_to_transform: list[int] | None = None
     epochs: float = 2.0
@@ -66,19 +71,15 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
     import torch
     from datasets import load_dataset
     from peft import LoraConfig
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTConfig, SFTTrainer
 
-    from agentkgv.llm.embedded import resolve_model_path
-    from agentkgv.llm.transformers_backend import torch_dtype
+    from agentkgv.llm.transformers_backend import load_base_model, torch_dtype
 
     if threads:
         torch.set_num_threads(threads)
-    path = resolve_model_path(settings.model)
     on_gpu = torch.cuda.is_available()
     dtype = torch_dtype(settings.dtype)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    model, tokenizer = load_base_model(settings.model, settings.dtype)
     dataset = load_dataset("json", data_files=str(dataset_path), split="train")
     held_out = None
     if settings.eval_fraction:
@@ -121,8 +122,7 @@ def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threa
     held_out = [{"step": r["step"], "loss": r["eval_loss"]} for r in trainer.state.log_history if "eval_loss" in r]
     summary = {"examples": len(trainer.train_dataset), "epochs": settings.epochs, "steps": result.global_step,
                "minutes_this_session": round(minutes, 2), "final_train_loss": result.training_loss,
-               # ru_maxrss is in KiB on Linux.
-               "peak_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+               "peak_memory_gib": peak_memory_gib(),
                "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
                "adapter": str(adapter), "losses": losses, "held_out_losses": held_out,
                "machine": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"}

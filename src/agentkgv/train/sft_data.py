@@ -13,13 +13,17 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from agentkgv.agent.base import Verdict
+from agentkgv.agent.base import Turn, Verdict
 from agentkgv.data.benchmark import triple_key
+from agentkgv.data.errors import DataError
 from agentkgv.data.records import Example
-from agentkgv.train.teacher import triple_id
+from agentkgv.eval.runner import load_run
+from agentkgv.train.teacher import teacher_logs, teacher_policy, triple_id
+
+SFT_FILE = "sft.jsonl"
 
 # A rationalizing teacher sometimes says where its certainty came from; such text must not be learned.
 _HINT_LEAK = re.compile(r"\b(hint|note|gold|label(?:led)?|told|correct verdict)\b", re.IGNORECASE)
@@ -49,15 +53,6 @@ class SFTDataStats:
     examples: Counter = field(default_factory=Counter)
 
 
-def is_correct(verdict: Verdict) -> bool:
-    return verdict.verdict is not None and verdict.gold is not None and verdict.verdict == verdict.gold
-
-
-def state_of(turn: dict) -> list[dict]:
-    """The student's context at this turn: the recorded `state` of a teacher run, else what the model saw."""
-    return turn.get("state", turn["messages"])
-
-
 TURNS_TAKEN = ("last", "all")
 
 
@@ -68,20 +63,20 @@ def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
     if turns_taken not in TURNS_TAKEN:
         raise ValueError(f"turns_taken must be one of {TURNS_TAKEN}, not {turns_taken!r}")
     turns = verdict.trajectory
-    if not is_correct(verdict) or not turns or turns[-1]["action"]["kind"] != "answer":
+    if not verdict.correct or not turns or turns[-1].action is None or turns[-1].action.kind != "answer":
         return []
     pid = verdict.triple.predicate_id
 
-    def pair(turn: dict, kind: str) -> SFTExample:
-        return SFTExample(f"{verdict.id}:t{turn['turn']}", kind, state_of(turn), turn["action_text"], pid)
+    def pair(turn: Turn, kind: str) -> SFTExample:
+        return SFTExample(f"{verdict.id}:t{turn.turn}", kind, turn.student_state(), turn.action_text, pid)
 
     if turns_taken == "all":
-        return [pair(turn, "routing" if turn["turn"] == 1 else "search" if turn["action"]["kind"] == "search"
+        return [pair(turn, "routing" if turn.turn == 1 else "search" if turn.action.kind == "search"
                      else "judgment") for turn in turns]
     if len(turns) == 1:
         return [pair(turns[0], "routing")]
     search = turns[-2]
-    if search["action"]["kind"] != "search":
+    if search.action is None or search.action.kind != "search":
         return []
     return [pair(search, "search"), pair(turns[-1], "judgment")]
 
@@ -116,7 +111,7 @@ def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None, t
     examples = []
     for verdict in verdicts:
         stats.trajectories += 1
-        stats.correct += is_correct(verdict)
+        stats.correct += verdict.correct
         pairs = sft_pairs(verdict, turns_taken)
         if hinted and any(leaks_hint(p) for p in pairs):
             stats.leaked += 1
@@ -132,3 +127,20 @@ def write_dataset(examples: list[SFTExample], path: Path) -> None:
     with path.open("w", encoding="utf-8") as handle:
         for example in examples:
             handle.write(json.dumps(example.to_json(), ensure_ascii=False) + "\n")
+
+
+def sft_data_from_run(run_dir: Path, tests: Iterable[Example], unseen_predicates: set[str],
+                      turns_taken: str = "last") -> tuple[list[SFTExample], SFTDataStats]:
+    """The SFT pairs of a teacher run's correct trajectories, written to run_dir/sft.jsonl, after checking
+    that no trajectory is about a test triple or an unseen predicate."""
+    if turns_taken not in TURNS_TAKEN:
+        raise ValueError(f"turns must be one of {', '.join(TURNS_TAKEN)}, not {turns_taken!r}")
+    logs = teacher_logs(run_dir)
+    if not logs:
+        raise DataError(run_dir, "no teacher trajectories (teacher.s*.jsonl); run `agentkgv teacher` first")
+    verdicts = [v for log in logs for v in load_run(log).values()]
+    check_train_only(verdicts, forbidden_keys(tests), unseen_predicates)
+    stats = SFTDataStats()
+    examples = build_examples(verdicts, stats, turns_taken, hinted=teacher_policy(run_dir) == "llm")
+    write_dataset(examples, run_dir / SFT_FILE)
+    return examples, stats

@@ -11,17 +11,34 @@ pairs are built from the student's own state text, recorded next to the teacher'
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentkgv.agent.agentkgv import AgentConfig
+from agentkgv.agent.base import Verifier
+from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.run_config import RunConfig
+from agentkgv.data.benchmark import round_robin
 from agentkgv.data.records import Example, LabeledTriple
+from agentkgv.data.settings import Settings
+from agentkgv.eval.metrics import score
+from agentkgv.eval.runner import Bar, no_bar, run_verifier
 from agentkgv.eval.subsets import hard_negative_pairs
+from agentkgv.llm.base import LLM
+from agentkgv.retrieval.base import Retriever
+from agentkgv.train.privileged import PrivilegedTeacher, privileges
+
+TeacherPolicy = Literal["privileged", "llm"]
+INFO_FILE = "teacher.json"
 
 
-class TeacherConfig(BaseModel):
+class TeacherConfig(Settings):
     triples: int = Field(480, ge=2, description="training triples, half positives, half their hard negatives")
     samples: int = Field(1, ge=1, description="trajectories per triple, each with its own seed")
     temperature: float = Field(0.5, ge=0)
@@ -65,12 +82,7 @@ def training_draw(examples: list[Example], count: int, seed: int) -> list[Exampl
         # Stable sort, popped from the end: co-mention pairs last in the list, so first out.
         pairs.sort(key=lambda pair: pair[1].extra.get("negative") == "co_mention")
         queues.append(pairs)
-    chosen: list[Example] = []
-    while len(chosen) + 2 <= count and any(queues):
-        for queue in queues:
-            if queue and len(chosen) + 2 <= count:
-                chosen += queue.pop()
-    return chosen
+    return [example for pair in round_robin(queues, count // 2) for example in pair]
 
 
 def sample_items(examples: list[Example], sample: int) -> list[LabeledTriple]:
@@ -80,3 +92,67 @@ def sample_items(examples: list[Example], sample: int) -> list[LabeledTriple]:
 
 def triple_id(sample_id: str) -> str:
     return sample_id.split("#s")[0]
+
+
+def teacher_logs(run_dir: Path) -> list[Path]:
+    return sorted(run_dir.glob("teacher.s*.jsonl"))
+
+
+def teacher_policy(run_dir: Path) -> TeacherPolicy:
+    """The policy that wrote a run's trajectories; runs written before the privileged teacher existed came
+    from the LLM teacher."""
+    info = run_dir / INFO_FILE
+    return json.loads(info.read_text()).get("policy", "llm") if info.exists() else "llm"
+
+
+def teacher_verifier(run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, sample: int, train: list[Example],
+                     retriever: Retriever, paraphrases: dict[str, list[str]], llm: LLM | None) -> Verifier:
+    """The run's agent, acting through the teacher: the privileged policy inside the student's loop, or the
+    LLM under the teacher's prompt, aids and per-sample seed."""
+    if policy == "privileged":
+        a = run.agent
+        teacher = PrivilegedTeacher(privileges(train), plan.max_searches, a.reasoning_chars, a.max_cited,
+                                    a.max_passage_words)
+        return build_verifier(run, retriever, paraphrases, policy=teacher)
+    sampled = run.model_copy(update={"agent": teacher_agent_config(run.agent, plan, sample)})
+    return build_verifier(sampled, retriever, paraphrases, llm)
+
+
+@dataclass(frozen=True)
+class TeacherSample:
+    sample: int
+    triples: int
+    correct: float
+    macro_f1: float
+    searches: float
+
+    HEADERS: ClassVar = ("Sample", "Triples", "Correct", "Macro-F1", "Searches")
+
+    def cells(self) -> list[str]:
+        return [str(self.sample), str(self.triples), f"{self.correct:.3f}", f"{self.macro_f1:.3f}",
+                f"{self.searches:.2f}"]
+
+
+def run_teacher(run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, train: list[Example],
+                retriever: Retriever, paraphrases: dict[str, list[str]], llm: LLM | None, run_dir: Path,
+                batch_size: int = 16, bar: Bar = no_bar) -> list[TeacherSample]:
+    """Every sample of the plan's training draw through the teacher, logged under run_dir (resumable)."""
+    if policy not in ("privileged", "llm"):
+        raise ValueError(f"the teacher policy must be 'privileged' or 'llm', not {policy!r}")
+    if policy == "privileged":
+        plan = plan.model_copy(update={"samples": 1})  # it is deterministic: a second sample repeats the first
+    examples = training_draw(train, plan.triples, plan.seed)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / INFO_FILE).write_text(json.dumps({"policy": policy, "teacher": plan.model_dump(),
+                                                 "run": run.model_dump(mode="json")}, indent=2))
+    results = []
+    for sample in range(plan.samples):
+        agent = teacher_verifier(run, plan, policy, sample, train, retriever, paraphrases, llm)
+        items = sample_items(examples, sample)
+        with bar(f"teacher sample {sample}", len(items)) as advance:
+            verdicts = run_verifier(agent, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
+        n = len(verdicts)
+        results.append(TeacherSample(sample, n, sum(v.correct for v in verdicts) / n,
+                                     score([v.gold for v in verdicts], [v.verdict for v in verdicts]).macro_f1,
+                                     sum(v.search_calls for v in verdicts) / n))
+    return results

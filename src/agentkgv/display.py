@@ -1,0 +1,118 @@
+"""How the command line shows things: rich tables readable at any width, progress bars and status lines
+(the pipeline's `Hooks`), and the tables of each command's results."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from agentkgv.agent.base import Verdict
+from agentkgv.data.benchmark import SplitStats
+from agentkgv.eval.report import HEADERS, markdown_table, row_cells
+from agentkgv.eval.retrieval_bench import RecallRow
+from agentkgv.pipeline import EvalResult, Hooks
+from agentkgv.train.sft_data import SFTDataStats, SFTExample
+
+# Redirected to a log file, rich would wrap tables at 80 columns and cut every figure short.
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+
+
+def print_table(title: str, headers: list[str] | tuple[str, ...], rows: list[list[str]]) -> None:
+    table = Table(title=title)
+    for header in headers:
+        table.add_column(header)
+    for row in rows:
+        table.add_row(*row)
+    # Piped into a file or a CI log there is no terminal width to fit: rich would fall back to 80 columns
+    # and cut every cell, so the table gets room instead.
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def show(title: str, kind: type, rows: list) -> None:
+    """Rows of a record type that names its own columns (`HEADERS`, `cells()`)."""
+    print_table(title, kind.HEADERS, [row.cells() for row in rows])
+
+
+@contextmanager
+def progress_bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda advance: progress.advance(task, advance)
+
+
+@contextmanager
+def status_line(description: str) -> Iterator[Callable[[str], None]]:
+    with console.status(description) as status:
+        yield lambda message: status.update(message)
+
+
+def show_benchmark_stats(stats: list[SplitStats]) -> None:
+    print_table("Hard-negative statistics (paper appendix C)",
+                ["Split", "Pos / Neg", "Thresh.", "Mean Sim.", "Co-mention neg."],
+                [[s.split, f"{s.positives} / {s.negatives}", f"{s.threshold:.2f}", f"{s.mean_similarity:.3f}",
+                  str(s.co_mention)] for s in stats])
+
+
+def show_corpus(counts: Counter) -> None:
+    print_table("Corpus", ["Source", "Passages"], [[k, str(v)] for k, v in counts.most_common()]
+                + [["total", str(sum(counts.values()))]])
+
+
+HOOKS = Hooks(bar=progress_bar, status=status_line, note=console.print, benchmark_built=show_benchmark_stats,
+              corpus_built=show_corpus)
+
+
+def show_recall(rows: list[RecallRow], k: int, out: Path | None) -> None:
+    """The retrieval benchmark's table, also written as Markdown to `out` when given."""
+    cells = [[r.retriever, r.split, r.combination, f"{r.recall:.3f}", str(r.queries), f"{r.queries_per_second:.1f}"]
+             for r in rows]
+    headers = ["Retriever", "Split", "Query form", f"Recall@{k}", "Queries", "Queries/s"]
+    print_table("Gold-evidence recall", headers, cells)
+    if out:
+        out.write_text(markdown_table(headers, cells))
+
+
+def show_eval(result: EvalResult) -> None:
+    print_table("Results", HEADERS, [row_cells(r) for r in result.rows])
+    console.print(f"saved {result.report}")
+
+
+def show_verdicts(verdicts: list[Verdict], output: Path) -> None:
+    counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
+              "no verdict": sum(v.verdict is None for v in verdicts)}
+    n = max(1, len(verdicts))
+    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "Triples"], [[k, str(v)] for k, v in counts.items()])
+    console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
+                  f"{sum(v.prompt_tokens + v.completion_tokens for v in verdicts) / n:.0f} tokens, "
+                  f"{sum(v.seconds for v in verdicts) / n:.2f} s")
+
+
+def show_sft_data(examples: list[SFTExample], stats: SFTDataStats, path: Path) -> None:
+    print_table(f"SFT data -> {path}", ["Trajectories", "Correct", "Dropped (hint leak)", "Routing", "Search",
+                                        "Judgment", "Examples"],
+                [[str(stats.trajectories), str(stats.correct), str(stats.leaked), str(stats.examples["routing"]),
+                  str(stats.examples["search"]), str(stats.examples["judgment"]), str(len(examples))]])
+
+
+def show_sft_run(summary: dict) -> None:
+    print_table("SFT run", ["Examples", "Steps", "Minutes", "Peak GiB", "Final loss", "Adapter"],
+                [[str(summary["examples"]), str(summary["steps"]), f"{summary['minutes_this_session']:.1f}",
+                  f"{summary['peak_memory_gib']:.2f}", f"{summary['final_train_loss']:.3f}", summary["adapter"]]])
+
+
+def show_grpo_run(summary: dict, run_dir: Path) -> None:
+    last = summary["last"]
+    print_table(f"GRPO run -> {run_dir}", ["Steps", "Minutes", "Peak GiB", "Reward", "Accuracy", "Searches", "KL",
+                                           "Adapter"],
+                [[str(summary["steps"]), f"{summary['minutes_this_session']:.1f}", f"{summary['peak_memory_gib']:.2f}",
+                  f"{last['reward']:.3f}", f"{last['accuracy']:.3f}", f"{last['searches']:.2f}", f"{last['kl']:.4f}",
+                  summary["adapter"]]])

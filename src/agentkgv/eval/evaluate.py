@@ -1,0 +1,38 @@
+"""The evaluation loop: every entrant on every split through the resumable runner, scored overall and per
+predicate (the paper's Table 1 plus cost)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentkgv.agent.base import Verifier
+from agentkgv.data.records import Example
+from agentkgv.eval.report import ResultRow, per_predicate, summarize
+from agentkgv.eval.runner import Bar, no_bar, run_verifier
+
+
+@dataclass
+class Entrant:
+    """One row group of the table: a verifier, its name, and the settings its run logs pin."""
+
+    name: str
+    verifier: Verifier
+    settings: dict
+
+
+def evaluate(entrants: list[Entrant], splits: dict[str, list[Example]], out_dir: Path, batch_size: int = 8,
+             bar: Bar = no_bar) -> tuple[list[ResultRow], list[ResultRow]]:
+    """(one row per entrant and split, one per entrant, split and predicate); each entrant's verdicts are
+    logged to `out_dir/<name>.<split>.jsonl`, so a stopped evaluation resumes."""
+    rows: list[ResultRow] = []
+    breakdown: list[ResultRow] = []
+    for entrant in entrants:
+        for split, examples in splits.items():
+            items = [e.as_labeled() for e in examples]
+            with bar(f"{entrant.name} on {split}", len(items)) as advance:
+                verdicts = run_verifier(entrant.verifier, items, out_dir / f"{entrant.name}.{split}.jsonl",
+                                        batch_size, advance, entrant.settings)
+            rows.append(summarize(entrant.name, split, verdicts))
+            breakdown += per_predicate(entrant.name, split, verdicts)
+    return rows, breakdown

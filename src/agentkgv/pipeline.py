@@ -1,0 +1,276 @@
+"""What a command needs, built from a run config and a workspace: the benchmark, corpus and indexes (built
+on first use), the retriever, the model and the verifier, and the loops of each command put together.
+
+The layer between the library and the command line: `cli.py` parses options into a `RunConfig` and prints
+what these functions return; progress reaches it through `Hooks`, so tests and other callers run the same
+code silently.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
+from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.run_config import RunConfig
+from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
+                                     load_split)
+from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
+from agentkgv.data.errors import DataError
+from agentkgv.data.factbench import DOCS_SPLIT
+from agentkgv.data.predicates import load_predicates, paraphrase_table
+from agentkgv.data.records import Example
+from agentkgv.eval.evaluate import Entrant, evaluate
+from agentkgv.eval.report import ResultRow, save_report
+from agentkgv.eval.retrieval_bench import RecallRow, recall_at_k
+from agentkgv.eval.runner import Bar, no_bar, run_verifier
+from agentkgv.eval.subsets import balanced_subset
+from agentkgv.eval.summary_bench import SummaryRow
+from agentkgv.eval.throughput import ThroughputRow, measure_throughput
+from agentkgv.llm.base import LLM
+from agentkgv.llm.factory import build_llm
+from agentkgv.memory import peak_memory_gib
+from agentkgv.paths import Workspace
+from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, index_dir, load_retriever
+from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
+from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
+
+TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
+EVAL_SPLITS = (*TEST_SPLITS, DOCS_SPLIT)
+Status = Callable[[str], AbstractContextManager[Callable[[str], None]]]
+
+
+@contextmanager
+def no_status(description: str) -> Iterator[Callable[[str], None]]:
+    yield lambda message: None
+
+
+@dataclass
+class Hooks:
+    """How long work reports itself: a bar for counted loops, a status line for a build with steps, a note,
+    and what a one-time build of the benchmark or corpus produced."""
+
+    bar: Bar = no_bar
+    status: Status = no_status
+    note: Callable[[str], None] = lambda message: None
+    benchmark_built: Callable[[list[SplitStats]], None] = lambda stats: None
+    corpus_built: Callable[[Counter], None] = lambda counts: None
+
+
+SILENT = Hooks()
+
+
+def build_benchmark_into(ws: Workspace, config: BenchmarkConfig, hooks: Hooks = SILENT) -> list[SplitStats]:
+    with hooks.status("building the benchmark") as update:
+        stats = build_benchmark(ws.data, ws.benchmark, config, progress=update)
+    hooks.benchmark_built(stats)
+    return stats
+
+
+def ensure_benchmark(ws: Workspace, hooks: Hooks = SILENT) -> None:
+    if not all((ws.benchmark / f"{split}.jsonl").exists() for split in SPLITS):
+        build_benchmark_into(ws, BenchmarkConfig.load(), hooks)
+
+
+def ensure_corpus(ws: Workspace, hooks: Hooks = SILENT) -> None:
+    if ws.corpus.exists():
+        return
+    with hooks.bar("building the corpus", None) as advance:
+        last = [0]
+
+        def on_progress(count: int) -> None:  # build_corpus reports a running total, the bar wants steps
+            advance(count - last[0])
+            last[0] = count
+
+        counts = build_corpus(ws.data, ws.corpus, CorpusConfig(), progress=on_progress)
+    hooks.corpus_built(counts)
+
+
+def rebuild_corpus(ws: Workspace, hooks: Hooks = SILENT) -> None:
+    ws.corpus.unlink(missing_ok=True)
+    ensure_corpus(ws, hooks)
+
+
+def paraphrases(ws: Workspace) -> dict[str, list[str]]:
+    return paraphrase_table(load_predicates(ws.data))
+
+
+@dataclass
+class IndexBuild:
+    retriever: Retriever
+    passages: int
+    seconds: float  # building only, not reading the corpus
+    peak_memory_gib: float
+
+
+def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> IndexBuild:
+    """`config`'s index built over the benchmark corpus, replacing any."""
+    if config.index is not None:
+        raise DataError(index_dir(ws.indexes, config), "a named document index is built by its own command, "
+                        "not from the benchmark corpus")
+    ensure_corpus(ws, hooks)
+    passages = load_corpus(ws.corpus)
+    start = time.perf_counter()
+    retriever = build_retriever(config, ws.indexes, passages)
+    return IndexBuild(retriever, len(passages), time.perf_counter() - start, peak_memory_gib())
+
+
+def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> Retriever:
+    """The index `config` names, built over the benchmark corpus the first time it is asked for."""
+    try:
+        return load_retriever(config, index_dir(ws.indexes, config))
+    except DataError:
+        if config.index is not None:
+            raise
+        hooks.note(f"building the {config.kind} index (one time)")
+        return build_index(ws, config, hooks).retriever
+
+
+def load_llm(run: RunConfig) -> LLM | None:
+    """The run's model; none for the lexical check, which needs none."""
+    return None if run.method == "lexical" else build_llm(run.llm)
+
+
+def verifier_for(run: RunConfig, ws: Workspace, llm: LLM | None = None, hooks: Hooks = SILENT) -> Verifier:
+    return build_verifier(run, retriever_for(ws, run.retriever, hooks), paraphrases(ws), llm)
+
+
+def split_examples(ws: Workspace, split: str, limit: int | None = None) -> list[Example]:
+    examples = load_split(ws.benchmark, split)
+    return balanced_subset(examples, limit) if limit else examples
+
+
+@dataclass
+class EvalResult:
+    rows: list[ResultRow]
+    report: Path
+
+
+def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str], limit: int | None = None,
+             label: str | None = None, batch_size: int = 8, run_name: str = "eval",
+             hooks: Hooks = SILENT) -> EvalResult:
+    """Every method of `methods` (each the run config with that method) on every split; resumable. One LLM
+    is loaded and shared by every LLM method."""
+    ensure_benchmark(ws, hooks)
+    out_dir = ws.runs / run_name
+    llm = None
+    entrants = []
+    for method in methods:
+        config = run.with_options(method=method)
+        if llm is None:
+            llm = load_llm(config)
+        name = label if label and len(methods) == 1 else method
+        entrants.append(Entrant(name, verifier_for(config, ws, llm, hooks),
+                                config.identity(llm.name if llm is not None else None)))
+    rows, breakdown = evaluate(entrants, {split: split_examples(ws, split, limit) for split in splits}, out_dir,
+                               batch_size, hooks.bar)
+    name = label or "-".join(methods)
+    markdown, _ = save_report(rows, out_dir, f"results-{name}")
+    save_report(breakdown, out_dir, f"per_predicate-{name}")
+    return EvalResult(rows, markdown)
+
+
+def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
+    """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
+    it must beat, on a fixed balanced sample of every evaluation split."""
+    return run_eval(ws, RunConfig().with_trained_adapter(), ["lexical", "agentkgv"], list(EVAL_SPLITS), limit,
+                    batch_size=16, run_name="demo", hooks=hooks)
+
+
+def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = 8,
+                trajectories: bool = False, hooks: Hooks = SILENT) -> list[Verdict]:
+    """Verdicts for a user's file of triples, appended to `output` (a rerun resumes)."""
+    from agentkgv.data.user_formats import read_triples
+
+    items = list(read_triples(triples))
+    # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
+    llm = load_llm(run)
+    verifier = verifier_for(run, ws, llm, hooks)
+    if not trajectories:
+        verifier = WithoutTrajectories(verifier)
+    with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
+        return run_verifier(verifier, items, output, batch_size, advance,
+                            run.identity(llm.name if llm is not None else None))
+
+
+def bench_retrieval(ws: Workspace, kinds: list[str], embedding_model: str | None = None, k: int = 5,
+                    hooks: Hooks = SILENT) -> list[RecallRow]:
+    ensure_benchmark(ws, hooks)
+    table = paraphrases(ws)
+    rows = []
+    for kind in kinds:
+        config = RunConfig().with_options(retriever=kind, embedding_model=embedding_model).retriever
+        retriever = retriever_for(ws, config, hooks)
+        for split in TEST_SPLITS:
+            rows += recall_at_k(retriever, kind, split, load_split(ws.benchmark, split), table, k)
+    return rows
+
+
+def bench_summarizer(ws: Workspace, run: RunConfig, split: str, count: int,
+                     hooks: Hooks = SILENT) -> tuple[int, list[SummaryRow]]:
+    """(requests, one row per summarizer): both summarizers on the same first-turn retrieval results."""
+    from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer
+    from agentkgv.eval.summary_bench import compare, summary_requests
+
+    ensure_benchmark(ws, hooks)
+    requests = summary_requests(split_examples(ws, split, 2 * count), retriever_for(ws, run.retriever, hooks),
+                                paraphrases(ws))
+    # A cost measurement: every summary must really be generated.
+    llm = build_llm(run.llm.model_copy(update={"cache": False}))
+    return len(requests), [compare(ExtractiveSummarizer(), requests), compare(LLMSummarizer(llm), requests)]
+
+
+def bench_throughput(ws: Workspace, run: RunConfig, split: str, count: int, batch_sizes: list[int],
+                     hooks: Hooks = SILENT) -> list[ThroughputRow]:
+    """With the LLM cache off, so every call is real."""
+    ensure_benchmark(ws, hooks)
+    items = [e.as_labeled() for e in split_examples(ws, split, count)]
+    run = run.with_options(cache=False)
+    return measure_throughput(verifier_for(run, ws, load_llm(run), hooks), items, batch_sizes)
+
+
+def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, run_name: str,
+            batch_size: int = 16, hooks: Hooks = SILENT) -> list[TeacherSample]:
+    """Stage-1 trajectories of the run's agent, acted by the teacher, under <cache>/train/<run_name>."""
+    ensure_benchmark(ws, hooks)
+    llm = build_llm(run.llm) if policy == "llm" else None
+    return run_teacher(run, plan, policy, load_split(ws.benchmark, "train"), retriever_for(ws, run.retriever, hooks),
+                       paraphrases(ws), llm, ws.training / run_name, batch_size, hooks.bar)
+
+
+def sft_data(ws: Workspace, run_name: str, turns: str) -> tuple[list[SFTExample], SFTDataStats]:
+    """(pairs, stats) of a teacher run, written beside it; test triples and unseen predicates are refused."""
+    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
+    return sft_data_from_run(ws.training / run_name, tests, set(BenchmarkConfig.load().regimes.unseen), turns)
+
+
+def sft(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None) -> dict:
+    from agentkgv.train.sft import SFTSettings, train_sft
+    from agentkgv.train.sft_data import SFT_FILE
+
+    run_dir = ws.training / run_name
+    dataset = run_dir / SFT_FILE
+    if not dataset.exists():
+        raise DataError(dataset, "missing; run `agentkgv teacher` and `agentkgv sft-data` first")
+    return train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads)
+
+
+def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: str | None = None,
+         threads: int | None = None, hooks: Hooks = SILENT) -> dict:
+    """Stage 2 on training triples drawn as the teacher draws them, rollouts built from the settings' run."""
+    from agentkgv.train.grpo import GRPOSettings, train_grpo
+    from agentkgv.train.teacher import training_draw
+
+    ensure_benchmark(ws, hooks)
+    settings = GRPOSettings.load(settings_path)
+    settings = settings.model_copy(update={"run": settings.run.with_options(retriever=retriever)})
+    examples = training_draw(load_split(ws.benchmark, "train"), settings.steps * settings.triples_per_step,
+                             settings.seed)
+    return train_grpo([e.as_labeled() for e in examples], retriever_for(ws, settings.run.retriever, hooks),
+                      paraphrases(ws), ws.training / run_name, settings, threads)
