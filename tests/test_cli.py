@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import agentkgv
 from agentkgv.data.jsonl import write_jsonl
 from agentkgv.retrieval.bm25 import BM25Retriever
 
 
 def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
-    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin"}
+    # PYTHONPATH: the subprocess runs the package under test, not whichever copy the venv installed.
+    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(Path(agentkgv.__file__).parents[1])}
     return subprocess.run([sys.executable, "-m", "agentkgv", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 
@@ -77,3 +81,24 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     # The lexical check never loads a model, so model options cannot make its runs differ.
     lexical = verdict_settings(run_config(None, "lexical"), "bm25", "m")
     assert "llm" not in lexical and lexical == verdict_settings(run_config(None, "lexical", adapter=Path("a")), "bm25", "m")
+
+
+def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_passages):
+    cache = tmp_path / "cache"
+    write_jsonl(cache / "corpus" / "passages.jsonl",
+                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
+    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+    graph = tmp_path / "graph.csv"
+    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n"
+                     "Allan Peiper,place of birth,Melbourne\nAllan Peiper,place of death,Alexandra\n")
+    outputs = {}
+    for name, extra in (("local", []), ("ray", ["--ray", "--workers", "2", "--batch-size", "1"])):
+        outputs[name] = tmp_path / f"{name}.jsonl"
+        result = run_cli("verify", str(graph), "-o", str(outputs[name]), "--method", "lexical", *extra, cache=cache,
+                         data=data.resolve())
+        assert result.returncode == 0, result.stderr
+
+    def outcomes(path):
+        return [(r["id"], r["verdict"], r["evidence"]) for r in map(json.loads, path.read_text().splitlines())]
+
+    assert outcomes(outputs["ray"]) == outcomes(outputs["local"]) and len(outcomes(outputs["ray"])) == 3

@@ -7,7 +7,7 @@ import resource
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
@@ -227,13 +227,13 @@ def with_trained_adapter(config):
     return config.model_copy(update={"llm": llm.model_copy(update={"adapter": Path(TRAINED_ADAPTER)})})
 
 
-def verdict_settings(config, retriever: str, embedding_model: str, llm=None) -> dict:
+def verdict_settings(config, retriever: str, embedding_model: str, llm_name: str | None = None) -> dict:
     """What decides a verdict, which a resumed run log must share with its first write. The loaded model's
     name, when given, pins the adapter's content, not only its folder."""
     settings = {**config.model_dump(mode="json", exclude={"llm"}), "retriever": retriever,
                 "embedding_model": embedding_model}
     if config.method != "lexical":
-        settings["llm"] = config.llm.identity() | ({"name": llm.name} if llm is not None else {})
+        settings["llm"] = config.llm.identity() | ({"name": llm_name} if llm_name is not None else {})
     return settings
 
 
@@ -270,7 +270,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
 
             llm = build_llm(settings.llm)  # loaded once, shared by every LLM method of the run
         verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
-        pinned = verdict_settings(settings, retriever, embedding_model, llm)
+        pinned = verdict_settings(settings, retriever, embedding_model, llm.name if llm else None)
         name = label if label and len(methods) == 1 else method
         for split in splits:
             examples = load_split(ws.benchmark, split)
@@ -288,6 +288,23 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
     console.print(f"saved {markdown}")
 
 
+RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Ray).")]
+AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a "
+                                                        "local one.")]
+WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the model and the retriever.")]
+GpusOpt = Annotated[float, typer.Option(help="GPUs each Ray actor reserves (transformers backend on a GPU node).")]
+
+
+def ray_verifier(ws: Workspace, settings, retriever: str, embedding_model: str, options):
+    from agentkgv.agent.factory import paraphrase_table
+    from agentkgv.eval.ray_runner import RayVerifier, VerifierSpec
+
+    ensure_retriever(ws, retriever, embedding_model)  # builds a missing index once here, not in every actor
+    spec = VerifierSpec(run=settings, retriever=retriever_config(ws, retriever, embedding_model),
+                        paraphrases=paraphrase_table(load_predicates(ws.data)))
+    return RayVerifier(spec, options)
+
+
 @app.command()
 def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl.")],
            output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")],
@@ -298,7 +315,8 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            base_model: BaseModelOpt = False, batch_size: int = 8, data_dir: DataOpt = None,
-           cache_dir: CacheOpt = None) -> None:
+           cache_dir: CacheOpt = None, ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2,
+           gpus_per_worker: GpusOpt = 0.0) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
@@ -310,14 +328,22 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
     settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
     if not base_model:
         settings = with_trained_adapter(settings)
-    # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
-    llm = None if settings.method == "lexical" else build_llm(settings.llm)
-    verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
-    if not trajectories:
-        verifier = _WithoutTrajectories(verifier)
-    with progress_bar(f"verifying {triples.name}", len(items)) as advance:
-        verdicts = run_verifier(verifier, items, output, batch_size, advance,
-                                verdict_settings(settings, retriever, embedding_model, llm))
+    with ExitStack() as stack:
+        if ray:
+            from agentkgv.eval.ray_runner import RayOptions
+
+            verifier = stack.enter_context(ray_verifier(ws, settings, retriever, embedding_model, RayOptions(
+                address=address, workers=workers, gpus_per_worker=gpus_per_worker, batch_size=batch_size)))
+            llm_name, round_size = verifier.llm_name, verifier.round_size
+        else:
+            # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
+            llm = None if settings.method == "lexical" else build_llm(settings.llm)
+            verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
+            llm_name, round_size = llm.name if llm else None, batch_size
+        with progress_bar(f"verifying {triples.name}", len(items)) as advance:
+            verdicts = run_verifier(verifier if trajectories else _WithoutTrajectories(verifier), items, output,
+                                    round_size, advance, verdict_settings(settings, retriever, embedding_model,
+                                                                          llm_name))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
     n = max(1, len(verdicts))
