@@ -65,9 +65,9 @@ def test_ray_run_writes_the_local_runs_log_and_resumes_it(local_ray, lexical_spe
     log = tmp_path / "run.jsonl"
     local = build_verifier(lexical_spec.run, load_retriever(lexical_spec.retriever), {})
     run_verifier(local, items[:10], log, batch_size=5)  # a local run stopped part way
-    with RayVerifier(lexical_spec, RayOptions(workers=2, batch_size=3)) as verifier:
-        assert verifier.round_size == 6 and verifier.name == "lexical" and verifier.llm_name is None
-        verdicts = run_verifier(verifier, items, log, verifier.round_size)
+    with RayVerifier(lexical_spec, RayOptions(workers=2)) as verifier:
+        assert verifier.name == "lexical" and verifier.llm_name is None
+        verdicts = run_verifier(verifier, items, log, batch_size=6)
     assert [v.id for v in verdicts] == [i.id for i in items]
     assert _outcomes(log) == local_outcomes
     assert sum(v.verdict is True for v in verdicts) > 0 and sum(v.verdict is False for v in verdicts) > 0
@@ -75,7 +75,7 @@ def test_ray_run_writes_the_local_runs_log_and_resumes_it(local_ray, lexical_spe
 
 def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, lexical_spec, items, local_outcomes, tmp_path):
     log = tmp_path / "run.jsonl"
-    with RayVerifier(lexical_spec, RayOptions(workers=2, batch_size=2)) as verifier:
+    with RayVerifier(lexical_spec, RayOptions(workers=2)) as verifier:
         victim = verifier.actors[0]
         pids = []
 
@@ -84,7 +84,7 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, lexical_s
                 pids.append(ray.get(victim.__ray_call__.remote(lambda actor: os.getpid())))
                 os.kill(pids[0], signal.SIGKILL)
 
-        run_verifier(verifier, items, log, verifier.round_size, kill_after_first_round)
+        run_verifier(verifier, items, log, 4, kill_after_first_round)
         restarted = ray.get(victim.__ray_call__.remote(lambda actor: os.getpid()))
     assert pids and restarted != pids[0], "the actor was not killed and restarted"
     assert _outcomes(log) == local_outcomes

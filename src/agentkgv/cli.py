@@ -7,7 +7,7 @@ import resource
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
@@ -295,14 +295,25 @@ WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the mode
 GpusOpt = Annotated[float, typer.Option(help="GPUs each Ray actor reserves (transformers backend on a GPU node).")]
 
 
-def ray_verifier(ws: Workspace, settings, retriever: str, embedding_model: str, options):
+@contextmanager
+def open_verifier(ws: Workspace, settings, retriever: str, embedding_model: str, ray: bool = False,
+                  address: str | None = None, workers: int = 1, gpus_per_worker: float = 0.0):
+    """The run's verifier, in this process or on a pool of Ray actors; with the loaded model's name (the run
+    log pins it, so a resume cannot switch adapters) and how many batches the verifier runs at once."""
+    if not ray:
+        from agentkgv.llm.factory import build_llm
+
+        llm = None if settings.method == "lexical" else build_llm(settings.llm)
+        yield make_verifier(settings, ws, retriever, embedding_model, llm), llm.name if llm else None, 1
+        return
     from agentkgv.agent.factory import paraphrase_table
-    from agentkgv.eval.ray_runner import RayVerifier, VerifierSpec
+    from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 
     ensure_retriever(ws, retriever, embedding_model)  # builds a missing index once here, not in every actor
     spec = VerifierSpec(run=settings, retriever=retriever_config(ws, retriever, embedding_model),
                         paraphrases=paraphrase_table(load_predicates(ws.data)))
-    return RayVerifier(spec, options)
+    with RayVerifier(spec, RayOptions(address=address, workers=workers, gpus_per_worker=gpus_per_worker)) as verifier:
+        yield verifier, verifier.llm_name, workers
 
 
 @app.command()
@@ -321,29 +332,18 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
     from agentkgv.data.user_formats import read_triples
-    from agentkgv.llm.factory import build_llm
 
     ws = Workspace(data_dir, cache_dir)
     items = list(read_triples(triples))
     settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
     if not base_model:
         settings = with_trained_adapter(settings)
-    with ExitStack() as stack:
-        if ray:
-            from agentkgv.eval.ray_runner import RayOptions
-
-            verifier = stack.enter_context(ray_verifier(ws, settings, retriever, embedding_model, RayOptions(
-                address=address, workers=workers, gpus_per_worker=gpus_per_worker, batch_size=batch_size)))
-            llm_name, round_size = verifier.llm_name, verifier.round_size
-        else:
-            # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
-            llm = None if settings.method == "lexical" else build_llm(settings.llm)
-            verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
-            llm_name, round_size = llm.name if llm else None, batch_size
+    with open_verifier(ws, settings, retriever, embedding_model, ray, address, workers, gpus_per_worker) as opened:
+        verifier, llm_name, parallel = opened
         with progress_bar(f"verifying {triples.name}", len(items)) as advance:
             verdicts = run_verifier(verifier if trajectories else _WithoutTrajectories(verifier), items, output,
-                                    round_size, advance, verdict_settings(settings, retriever, embedding_model,
-                                                                          llm_name))
+                                    batch_size * parallel, advance,  # a batch for every Ray actor
+                                    verdict_settings(settings, retriever, embedding_model, llm_name))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
     n = max(1, len(verdicts))
@@ -394,28 +394,35 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
 def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples per measurement.")] = 16,
                              batch_sizes: Annotated[list[int], typer.Option("--batch-size")] = [1, 8],
                              method: str = "agentkgv", split: str = "test_long_tail", retriever: RetrieverOpt = "bm25",
-                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real."""
-    from agentkgv.llm.factory import build_llm
-
+                             config: RunConfigOpt = None, base_model: BaseModelOpt = False, ray: RayOpt = False,
+                             address: AddressOpt = None, workers: WorkersOpt = 2, data_dir: DataOpt = None,
+                             cache_dir: CacheOpt = None) -> None:
+    """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real.
+    With --ray, each batch size is per actor."""
     ws = Workspace(data_dir, cache_dir)
     ensure_benchmark(ws)
     items = [e.as_labeled() for e in balanced_subset(load_split(ws.benchmark, split), count)]
     settings = run_config(config, method)
+    settings = settings if base_model else with_trained_adapter(settings)
     settings.llm.cache = False
-    verifier = make_verifier(settings, ws, retriever, DEFAULT_EMBEDDING_MODEL, build_llm(settings.llm))
-    verifier.verify(items[:1])  # warm-up: first-call compilation and allocation are not throughput
-    rows = []
-    for size in batch_sizes:
-        started = time.perf_counter()
-        verdicts = [v for offset in range(0, len(items), size) for v in verifier.verify(items[offset:offset + size])]
-        elapsed = time.perf_counter() - started
-        n = len(verdicts)
-        rows.append([str(size), str(n), f"{n / elapsed:.3f}", f"{elapsed / n:.2f}",
-                     f"{sum(v.prompt_tokens for v in verdicts) / n:.0f}", f"{sum(v.completion_tokens for v in verdicts) / n:.0f}",
-                     f"{sum(v.search_calls for v in verdicts) / n:.2f}"])
-    print_table(f"{method} throughput ({split}, {settings.llm.backend}:{settings.llm.model})",
+    with open_verifier(ws, settings, retriever, DEFAULT_EMBEDDING_MODEL, ray, address, workers) as opened:
+        verifier, _, parallel = opened
+        # Warm-up, a triple per actor: first-call compilation and allocation are not throughput.
+        verifier.verify(items[:parallel])
+        rows = [throughput_row(verifier, items, size, parallel) for size in batch_sizes]
+    print_table(f"{method} throughput ({split}, {settings.llm.backend}:{settings.llm.model}"
+                f"{f', Ray x{workers}' if ray else ''})",
                 ["Batch", "Triples", "Triples/s", "s/triple", "Prompt tok", "Compl. tok", "Searches"], rows)
+
+
+def throughput_row(verifier, items, size: int, parallel: int) -> list[str]:
+    step = size * parallel
+    started = time.perf_counter()
+    verdicts = [v for offset in range(0, len(items), step) for v in verifier.verify(items[offset:offset + step])]
+    elapsed = time.perf_counter() - started
+    n = len(verdicts)
+    return [str(size), str(n), f"{n / elapsed:.3f}", f"{elapsed / n:.2f}", f"{sum(v.prompt_tokens for v in verdicts) / n:.0f}",
+            f"{sum(v.completion_tokens for v in verdicts) / n:.0f}", f"{sum(v.search_calls for v in verdicts) / n:.2f}"]
 
 
 @app.command()

@@ -2,8 +2,8 @@
 
 The driver stays the run log's only writer: `RayVerifier` is a `Verifier`, so `run_verifier`
 (eval/runner.py) writes its results with the same lock, pinned settings, fsync per batch and resume as a
-local run, and a run started locally can be resumed on Ray and back. Each `verify` call is one round:
-the round is cut into one batch per actor and the batches run at once.
+local run, and a run started locally can be resumed on Ray and back. Each `verify` call is one round,
+cut into one equal batch per actor; the batches run at once.
 
 A killed actor loses nothing and duplicates nothing: Ray restarts the actor (`max_restarts`), which
 loads its model again, and re-runs the call that was in flight on it (`max_task_retries`). A result
@@ -51,7 +51,6 @@ class RayOptions(BaseModel):
     workers: int = Field(2, ge=1, description="actors, each with its own model and retriever")
     cpus_per_worker: float = Field(1.0, gt=0)
     gpus_per_worker: float = Field(0.0, ge=0)
-    batch_size: int = Field(8, ge=1, description="triples per actor call")
 
 
 class VerifierActor:
@@ -92,13 +91,8 @@ class RayVerifier:
         described = ray.get([actor.describe.remote() for actor in self.actors])
         self.name, self.llm_name = described[0]
 
-    @property
-    def round_size(self) -> int:
-        """Triples per `verify` call that keep every actor busy with one full batch."""
-        return self.options.workers * self.options.batch_size
-
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
-        size = self.options.batch_size
+        size = math.ceil(len(items) / self.options.workers)
         chunks = [items[start:start + size] for start in range(0, len(items), size)]
         return [v for verdicts in self._pool.map(lambda actor, chunk: actor.verify.remote(chunk), chunks)
                 for v in verdicts]
