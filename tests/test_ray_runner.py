@@ -75,7 +75,10 @@ def test_ray_run_writes_the_local_runs_log_and_resumes_it(local_ray, lexical_spe
 
 def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, lexical_spec, items, local_outcomes, tmp_path):
     log = tmp_path / "run.jsonl"
-    with RayVerifier(lexical_spec, RayOptions(workers=2)) as verifier:
+    # A real run's paraphrase table makes the spec too big to travel inside the actor's creation task: Ray
+    # keeps it in its object store, where the restarted actor must still find it.
+    spec = lexical_spec.model_copy(update={"paraphrases": {f"P{i}": ["a paraphrase"] * 20 for i in range(2000)}})
+    with RayVerifier(spec, RayOptions(workers=2)) as verifier:
         victim = verifier.actors[0]
         pids = []
 

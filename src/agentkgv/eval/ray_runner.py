@@ -85,7 +85,10 @@ class RayVerifier:
         self.options = options
         remote = ray.remote(num_cpus=options.cpus_per_worker, num_gpus=options.gpus_per_worker,
                             max_restarts=-1, max_task_retries=-1)(VerifierActor)
-        self.actors = [remote.remote(_for_actor(spec, options)) for _ in range(options.workers)]
+        # Held for the pool's life: a restarted actor is built again from this object, and Ray frees an
+        # argument it stored for the first creation once nothing refers to it (ray-project/ray#53727).
+        self._spec = ray.put(_for_actor(spec, options))
+        self.actors = [remote.remote(self._spec) for _ in range(options.workers)]
         self._pool = ActorPool(self.actors)
         # Waits for every actor to load, so a bad model path or a missing index fails here, once.
         described = ray.get([actor.describe.remote() for actor in self.actors])
