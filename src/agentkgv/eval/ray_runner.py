@@ -56,8 +56,10 @@ class RayOptions(BaseModel):
 class VerifierActor:
     """Runs inside a Ray worker process; built from the spec there, never pickled with a loaded model."""
 
-    def __init__(self, spec: VerifierSpec):
-        self.verifier, self.llm_name = spec.build()
+    def __init__(self, spec: list):
+        import ray
+
+        self.verifier, self.llm_name = ray.get(spec[0]).build()
 
     def describe(self) -> tuple[str, str | None]:
         return self.verifier.name, self.llm_name
@@ -86,9 +88,10 @@ class RayVerifier:
         remote = ray.remote(num_cpus=options.cpus_per_worker, num_gpus=options.gpus_per_worker,
                             max_restarts=-1, max_task_retries=-1)(VerifierActor)
         # Held for the pool's life: a restarted actor is built again from this object, and Ray frees an
-        # argument it stored for the first creation once nothing refers to it (ray-project/ray#53727).
+        # argument it stored for the first creation once nothing refers to it (ray-project/ray#53727). It
+        # goes in a list so Ray passes the reference itself, which the actor reads, rather than the value.
         self._spec = ray.put(_for_actor(spec, options))
-        self.actors = [remote.remote(self._spec) for _ in range(options.workers)]
+        self.actors = [remote.remote([self._spec]) for _ in range(options.workers)]
         self._pool = ActorPool(self.actors)
         # Waits for every actor to load, so a bad model path or a missing index fails here, once.
         described = ray.get([actor.describe.remote() for actor in self.actors])
