@@ -25,8 +25,8 @@ from agentkgv.retrieval.factory import RetrieverConfig, load_retriever
 
 
 class VerifierSpec(BaseModel):
-    """Everything an actor needs to build the verifier the driver would have built, sent by value so an
-    actor on another node does not depend on the driver's working folder or environment."""
+    """Everything an actor needs to build the verifier a local run builds: the settings, the index and the
+    paraphrase table, which the driver reads once from the data folder."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -56,7 +56,7 @@ class RayOptions(BaseModel):
 class VerifierActor:
     """Runs inside a Ray worker process; built from the spec there, never pickled with a loaded model."""
 
-    def __init__(self, spec: list):
+    def __init__(self, spec: list):  # [the ObjectRef of a VerifierSpec]; see RayVerifier
         import ray
 
         self.verifier, self.llm_name = ray.get(spec[0]).build()
@@ -98,7 +98,7 @@ class RayVerifier:
         self.name, self.llm_name = described[0]
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
-        size = math.ceil(len(items) / self.options.workers)
+        size = max(1, math.ceil(len(items) / self.options.workers))
         chunks = [items[start:start + size] for start in range(0, len(items), size)]
         return [v for verdicts in self._pool.map(lambda actor, chunk: actor.verify.remote(chunk), chunks)
                 for v in verdicts]
