@@ -288,7 +288,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
     console.print(f"saved {markdown}")
 
 
-RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Ray).")]
+RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a "
                                                         "local one.")]
 WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the model and the retriever.")]
