@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import agentkgv
 from agentkgv.data.jsonl import write_jsonl
 from agentkgv.retrieval.bm25 import BM25Retriever
 
 
 def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
-    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin"}
+    # PYTHONPATH: the subprocess runs the package under test, not whichever copy the venv installed.
+    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(Path(agentkgv.__file__).parents[1])}
     return subprocess.run([sys.executable, "-m", "agentkgv", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 
@@ -26,14 +30,20 @@ def test_bad_triples_file_names_file_and_line(tmp_path, data):
     assert "Traceback" not in result.stderr
 
 
-def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, small_passages):
+def user_graph(tmp_path, small_passages, rows: str) -> tuple[Path, Path]:
+    """A cache holding the small corpus and its BM25 index, and a CSV graph of `rows` beside it."""
     cache = tmp_path / "cache"
     write_jsonl(cache / "corpus" / "passages.jsonl",
                 ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
     BM25Retriever.build(small_passages, cache / "index" / "bm25")
     graph = tmp_path / "graph.csv"
-    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n"
-                     "Allan Peiper,place of birth,Melbourne\n")
+    graph.write_text("subject,predicate,object\n" + rows)
+    return cache, graph
+
+
+def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, small_passages):
+    cache, graph = user_graph(tmp_path, small_passages,
+                              "Allan Peiper,place of birth,Alexandra\nAllan Peiper,place of birth,Melbourne\n")
     out = tmp_path / "verdicts.jsonl"
     first = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", cache=cache, data=data.resolve())
     assert first.returncode == 0, first.stderr
@@ -84,3 +94,19 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     # The keys run logs written before the run config had a retriever section were pinned with.
     assert set(lexical) == {"method", "summarizer", "summarizer_llm", "agent", "retriever", "embedding_model"}
     assert (lexical["retriever"], lexical["embedding_model"]) == ("bm25", "m")
+
+
+def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_passages):
+    cache, graph = user_graph(tmp_path, small_passages, "Allan Peiper,place of birth,Alexandra\n"
+                              "Allan Peiper,place of birth,Melbourne\nAllan Peiper,place of death,Alexandra\n")
+    outputs = {}
+    for name, extra in (("local", []), ("ray", ["--ray", "--workers", "2", "--batch-size", "1"])):
+        outputs[name] = tmp_path / f"{name}.jsonl"
+        result = run_cli("verify", str(graph), "-o", str(outputs[name]), "--method", "lexical", *extra, cache=cache,
+                         data=data.resolve())
+        assert result.returncode == 0, result.stderr
+
+    def outcomes(path):
+        return [(r["id"], r["verdict"], r["evidence"]) for r in map(json.loads, path.read_text().splitlines())]
+
+    assert outcomes(outputs["ray"]) == outcomes(outputs["local"]) and len(outcomes(outputs["ray"])) == 3

@@ -15,6 +15,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
                               show_recall, show_sft_data, show_sft_run, show_verdicts)
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
+from agentkgv.eval.ray_runner import RayOptions
 from agentkgv.eval.runner import RunLocked, RunSettingsChanged
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow
@@ -42,6 +43,15 @@ SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm 
 BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL.")]
 RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/); options override it.")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
+RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
+AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]
+WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the model and the retriever.")]
+GpusOpt = Annotated[float, typer.Option(help="GPUs each Ray actor reserves (transformers backend on a GPU node).")]
+BaseModelOpt = Annotated[bool, typer.Option(help="Run the embedded model without the shipped trained adapter.")]
+
+
+def ray_options(ray: bool, address: str | None, workers: int, gpus_per_worker: float = 0.0) -> RayOptions | None:
+    return RayOptions(address=address, workers=workers, gpus_per_worker=gpus_per_worker) if ray else None
 
 
 def main() -> None:
@@ -127,8 +137,9 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           base_model: Annotated[bool, typer.Option(help="Run the embedded model without the shipped trained adapter.")] = False,
-           batch_size: int = 8, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+           base_model: BaseModelOpt = False, batch_size: int = 8, ray: RayOpt = False, address: AddressOpt = None,
+           workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0, data_dir: DataOpt = None,
+           cache_dir: CacheOpt = None) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
@@ -137,7 +148,7 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
                                               embedding_model=embedding_model)
     run = run if base_model else run.with_trained_adapter()
     show_verdicts(pipeline.verify_file(Workspace(data_dir, cache_dir), run, triples, output, batch_size, trajectories,
-                                       HOOKS), output)
+                                       ray_options(ray, address, workers, gpus_per_worker), HOOKS), output)
 
 
 @app.command("bench-summarizer")
@@ -154,11 +165,17 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
 def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples per measurement.")] = 16,
                              batch_sizes: Annotated[list[int], typer.Option("--batch-size")] = [1, 8],
                              method: str = "agentkgv", split: str = "test_long_tail", retriever: RetrieverOpt = None,
-                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real."""
+                             config: RunConfigOpt = None, base_model: BaseModelOpt = False, ray: RayOpt = False,
+                             address: AddressOpt = None, workers: WorkersOpt = 2, data_dir: DataOpt = None,
+                             cache_dir: CacheOpt = None) -> None:
+    """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real; the
+    shipped adapter unless --base-model. With --ray, each batch size is per actor."""
     run = RunConfig.load(config).with_options(method=method, retriever=retriever)
-    rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes, HOOKS)
-    show(f"{method} throughput ({split}, {run.llm.backend}:{run.llm.model})", ThroughputRow, rows)
+    run = run if base_model else run.with_trained_adapter()
+    rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
+                                     ray_options(ray, address, workers), HOOKS)
+    show(f"{method} throughput ({split}, {run.llm.backend}:{run.llm.model}{f', Ray x{workers}' if ray else ''})",
+         ThroughputRow, rows)
 
 
 @app.command()

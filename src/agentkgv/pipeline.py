@@ -26,6 +26,7 @@ from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.records import Example
 from agentkgv.eval.evaluate import Entrant, evaluate
+from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 from agentkgv.eval.report import ResultRow, save_report
 from agentkgv.eval.retrieval_bench import RecallRow, recall_at_k
 from agentkgv.eval.runner import Bar, no_bar, run_verifier
@@ -183,20 +184,39 @@ def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
                     batch_size=16, run_name="demo", hooks=hooks)
 
 
+@dataclass
+class OpenVerifier:
+    verifier: Verifier
+    llm_name: str | None  # the loaded model's name, which a run log pins (a resume cannot switch adapters)
+    parallel: int  # batches the verifier runs at once: one per Ray actor
+
+
+@contextmanager
+def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None,
+                  hooks: Hooks = SILENT) -> Iterator[OpenVerifier]:
+    """The run's verifier, in this process or, with `ray`, on a pool of Ray actors (eval/ray_runner.py)."""
+    if ray is None:
+        llm = load_llm(run)
+        yield OpenVerifier(verifier_for(run, ws, llm, hooks), llm.name if llm is not None else None, 1)
+        return
+    retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
+    spec = VerifierSpec(run=run, index_root=index_dir(ws.indexes, run.retriever), paraphrases=paraphrases(ws))
+    with RayVerifier(spec, ray) as verifier:
+        yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
+
+
 def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = 8,
-                trajectories: bool = False, hooks: Hooks = SILENT) -> list[Verdict]:
+                trajectories: bool = False, ray: RayOptions | None = None, hooks: Hooks = SILENT) -> list[Verdict]:
     """Verdicts for a user's file of triples, appended to `output` (a rerun resumes)."""
     from agentkgv.data.user_formats import read_triples
 
     items = list(read_triples(triples))
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
-    llm = load_llm(run)
-    verifier = verifier_for(run, ws, llm, hooks)
-    if not trajectories:
-        verifier = WithoutTrajectories(verifier)
-    with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
-        return run_verifier(verifier, items, output, batch_size, advance,
-                            run.identity(llm.name if llm is not None else None))
+    with open_verifier(ws, run, ray, hooks) as opened:
+        verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
+        with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
+            return run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
+                                run.identity(opened.llm_name))
 
 
 def bench_retrieval(ws: Workspace, kinds: list[str], embedding_model: str | None = None, k: int = 5,
@@ -227,12 +247,12 @@ def bench_summarizer(ws: Workspace, run: RunConfig, split: str, count: int,
 
 
 def bench_throughput(ws: Workspace, run: RunConfig, split: str, count: int, batch_sizes: list[int],
-                     hooks: Hooks = SILENT) -> list[ThroughputRow]:
-    """With the LLM cache off, so every call is real."""
+                     ray: RayOptions | None = None, hooks: Hooks = SILENT) -> list[ThroughputRow]:
+    """With the LLM cache off, so every call is real; with `ray`, each batch size is per actor."""
     ensure_benchmark(ws, hooks)
     items = [e.as_labeled() for e in split_examples(ws, split, count)]
-    run = run.with_options(cache=False)
-    return measure_throughput(verifier_for(run, ws, load_llm(run), hooks), items, batch_sizes)
+    with open_verifier(ws, run.with_options(cache=False), ray, hooks) as opened:
+        return measure_throughput(opened.verifier, items, batch_sizes, opened.parallel)
 
 
 def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, run_name: str,

@@ -27,13 +27,17 @@ class ThroughputRow:
                 f"{self.searches:.2f}"]
 
 
-def measure_throughput(verifier: Verifier, items: list[LabeledTriple], batch_sizes: list[int]) -> list[ThroughputRow]:
-    """Each batch size over all `items`. Meant for an uncached LLM, so every call is real."""
-    verifier.verify(items[:1])  # warm-up: first-call compilation and allocation are not throughput
+def measure_throughput(verifier: Verifier, items: list[LabeledTriple], batch_sizes: list[int],
+                       parallel: int = 1) -> list[ThroughputRow]:
+    """Each batch size over all `items`. Meant for an uncached LLM, so every call is real. A verifier that
+    runs `parallel` batches at once (Ray actors) gets that many per call."""
+    # Warm-up, a triple per worker: first-call compilation and allocation are not throughput.
+    verifier.verify(items[:parallel])
     rows = []
     for size in batch_sizes:
+        step = size * parallel
         started = time.perf_counter()
-        verdicts = [v for offset in range(0, len(items), size) for v in verifier.verify(items[offset:offset + size])]
+        verdicts = [v for offset in range(0, len(items), step) for v in verifier.verify(items[offset:offset + step])]
         elapsed = time.perf_counter() - started
         n = len(verdicts)
         rows.append(ThroughputRow(size, n, elapsed, sum(v.prompt_tokens for v in verdicts) / n,
