@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,6 +13,8 @@ from agentkgv.retrieval.bm25 import BM25Retriever
 
 def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
     env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:  # a worktree's source, not the installed copy
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run([sys.executable, "-m", "agentkgv", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 

@@ -237,11 +237,12 @@ def verdict_settings(config, retriever: str, embedding_model: str, llm=None) -> 
     return settings
 
 
-def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None):
+def make_verifier(config, ws: Workspace, retriever: str, embedding_model: str, llm=None, search=None):
+    """`search`: an already opened retriever (a user's document index) instead of the built-in corpus's."""
     from agentkgv.agent.factory import build_verifier, paraphrase_table
 
     paraphrases = paraphrase_table(load_predicates(ws.data))
-    return build_verifier(config, ensure_retriever(ws, retriever, embedding_model), paraphrases, llm)
+    return build_verifier(config, search or ensure_retriever(ws, retriever, embedding_model), paraphrases, llm)
 
 
 @app.command("eval")
@@ -288,6 +289,79 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help="ag
     console.print(f"saved {markdown}")
 
 
+# Documents of the user's own (issue 12): index them, verify against them, report on the verdicts.
+IndexOpt = Annotated[Optional[str], typer.Option(
+    "--index", help="Search this document index (`agentkgv index`: a name or folder) instead of the built-in corpus.")]
+OnErrorOpt = Annotated[str, typer.Option(
+    "--on-error", help="fail: stop at the first bad row; skip: verify the good rows and write the bad ones with "
+                       "their reasons to <output>.rejected.jsonl.")]
+
+
+def read_user_triples(path: Path, output: Path, on_error: str):
+    from agentkgv.data.user_formats import read_triples, write_rejected
+
+    if on_error not in ("fail", "skip"):
+        raise typer.BadParameter("--on-error must be 'fail' or 'skip'")
+    rejected = [] if on_error == "skip" else None
+    items = list(read_triples(path, rejected=rejected))
+    if rejected:
+        written = write_rejected(output, rejected)
+        console.print(f"[yellow]{len(rejected)} bad rows skipped[/] (first: {rejected[0]}); all in {written}")
+    return items
+
+
+def open_user_index(ws: Workspace, name: str | None):
+    from agentkgv.retrieval.user_index import open_index
+
+    return open_index(ws, name) if name else None
+
+
+@app.command("index")
+def index_command(documents: Annotated[list[Path], typer.Argument(help="Files and folders: .txt .md .html .pdf, "
+                                                                      "and .jsonl/.csv/.tsv passage tables.")],
+                  name: Annotated[str, typer.Option("--name", help="Index name (under <cache>/indexes) or folder.")],
+                  retriever: Annotated[Optional[str], typer.Option("--retriever", help="bm25 (default), dense or hybrid.")] = None,
+                  embedding_model: Annotated[Optional[str], typer.Option("--embedding-model")] = None,
+                  words: Annotated[Optional[int], typer.Option(help="Words per passage (default 120).")] = None,
+                  overlap: Annotated[Optional[int], typer.Option(help="Words shared by neighbouring passages (default 20).")] = None,
+                  cache_dir: CacheOpt = None) -> None:
+    """Index your own documents, or add documents to an index: only new or changed files are read."""
+    from rich.progress import DownloadColumn, TransferSpeedColumn
+
+    from agentkgv.data.documents import ChunkConfig
+    from agentkgv.retrieval.user_index import add_documents, index_dir
+
+    ws = Workspace(None, cache_dir)
+    chunking = None if words is None and overlap is None else ChunkConfig(
+        **{k: v for k, v in {"words_per_passage": words, "overlap_words": overlap}.items() if v is not None})
+    with Progress(TextColumn("[bold]reading documents"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  TimeElapsedColumn(), console=console) as bar:
+        task = bar.add_task("read", total=None)
+        report = add_documents(index_dir(ws, name), documents, retriever, embedding_model, chunking,
+                               lambda done, total: bar.update(task, completed=done, total=total))
+    for problem in report.skipped + report.warnings:
+        console.print(f"[yellow]skipped[/] {problem}" if problem in report.skipped else f"[yellow]warning[/] {problem}")
+    megabytes, minutes = report.bytes_parsed / 1e6, (report.parse_seconds + report.build_seconds) / 60
+    print_table(f"index {report.manifest.name} -> {report.index_dir}", ["Files read", "Unchanged", "Skipped",
+                "Passages", "MB read", "Seconds", "MB/min", "Peak GiB", "Fingerprint"],
+                [[str(len(report.parsed)), str(len(report.unchanged)), str(len(report.skipped)), str(report.passages),
+                  f"{megabytes:.2f}", f"{minutes * 60:.1f}", f"{megabytes / max(minutes, 1e-9):.1f}",
+                  f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f}", report.manifest.fingerprint]])
+
+
+@app.command()
+def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
+           output: Annotated[Path, typer.Option("--output", "-o", help="The HTML page to write.")],
+           review: Annotated[Optional[Path], typer.Option(help="Review queue CSV (default <output>.review.csv).")] = None,
+           review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7) -> None:
+    """One self-contained HTML page of a run's verdicts, plus a CSV of the ones a person should check."""
+    from agentkgv.eval.html_report import write_report
+
+    queue = review or output.with_name(output.stem + ".review.csv")
+    summary = write_report(verdicts, output, queue, review_below)
+    console.print(f"{summary.triples} triples -> {output}; {summary.review} for review -> {queue}")
+
+
 @app.command()
 def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl.")],
            output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")],
@@ -297,27 +371,31 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            summarizer: SummarizerOpt = None,
            base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           base_model: BaseModelOpt = False, batch_size: int = 8, data_dir: DataOpt = None,
-           cache_dir: CacheOpt = None) -> None:
+           base_model: BaseModelOpt = False, batch_size: int = 8, index: IndexOpt = None,
+           on_error: OnErrorOpt = "fail", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
-    from agentkgv.data.user_formats import read_triples
     from agentkgv.llm.factory import build_llm
 
     ws = Workspace(data_dir, cache_dir)
-    items = list(read_triples(triples))
+    items = read_user_triples(triples, output, on_error)
+    user_index = open_user_index(ws, index)
+    if user_index:
+        retriever, embedding_model = user_index.manifest.kind, user_index.manifest.embedding_model
     settings = run_config(config, method, backend, model, adapter, summarizer, base_url)
     if not base_model:
         settings = with_trained_adapter(settings)
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     llm = None if settings.method == "lexical" else build_llm(settings.llm)
-    verifier = make_verifier(settings, ws, retriever, embedding_model, llm)
+    verifier = make_verifier(settings, ws, retriever, embedding_model, llm, user_index and user_index.retriever)
     if not trajectories:
         verifier = _WithoutTrajectories(verifier)
+    pinned = verdict_settings(settings, retriever, embedding_model, llm)
+    if user_index:
+        pinned["index"] = user_index.identity()
     with progress_bar(f"verifying {triples.name}", len(items)) as advance:
-        verdicts = run_verifier(verifier, items, output, batch_size, advance,
-                                verdict_settings(settings, retriever, embedding_model, llm))
+        verdicts = run_verifier(verifier, items, output, batch_size, advance, pinned)
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
     n = max(1, len(verdicts))
