@@ -121,6 +121,10 @@ def test_adding_files_reads_only_new_or_changed_ones(tmp_path, monkeypatch):
     third = add_documents(folder, [docs])
     assert seen == ["c.html", "a.txt"] and third.passages == 3
     assert len({first.manifest.fingerprint, second.manifest.fingerprint, third.manifest.fingerprint}) == 3
+    builds = []
+    monkeypatch.setattr(user_index, "build_retriever", lambda *args: builds.append(args))
+    fourth = add_documents(folder, [docs / "a.txt", docs / "b.md"])  # nothing new: nothing read or rebuilt
+    assert seen == ["c.html", "a.txt"] and builds == [] and fourth.passages == 3
     hits = open_index(Workspace(cache=tmp_path / "cache"), str(folder)).retriever.search(["Peiper Victoria"], 1)
     assert "Victoria" in hits[0][0].passage.text
 

@@ -111,7 +111,8 @@ def add_documents(folder: Path, paths: list[Path], kind: str | None = None, embe
                   chunking: ChunkConfig | None = None,
                   progress: Callable[[int, int], None] = lambda done, total: None) -> IndexReport:
     """Create the index or add `paths` (files and folders) to it; `progress(bytes done, bytes total)`."""
-    manifest = load_manifest(folder) or Manifest(name=folder.name)
+    stored_manifest = load_manifest(folder)
+    manifest = stored_manifest or Manifest(name=folder.name)
     if chunking is not None and manifest.files and chunking != manifest.chunking:
         raise DataError(folder, f"index was cut with {manifest.chunking.model_dump()}; documents cut otherwise "
                                 "would mix two passage sizes: build a new index for new settings")
@@ -144,6 +145,12 @@ def add_documents(folder: Path, paths: list[Path], kind: str | None = None, embe
         done += sizes[file]
         progress(done, total)
     report.parse_seconds = time.perf_counter() - started
+    same_settings = stored_manifest is not None and (stored_manifest.kind, stored_manifest.embedding_model) == (
+        manifest.kind, manifest.embedding_model)
+    if same_settings and len(report.unchanged) == len(files):  # nothing new: keep the built index as it is
+        (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        report.passages = sum(entry.passages for entry in manifest.files.values())
+        return report
     passages = [passage for key in sorted(by_file) for passage in by_file[key]]
     if not passages:
         raise DataError(folder, "no passages to index: every document was empty or unreadable "
