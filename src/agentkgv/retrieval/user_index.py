@@ -83,9 +83,9 @@ class OpenIndex:
     index_dir: Path
 
     def identity(self) -> dict[str, str]:
-        """What a verification run pins about its evidence."""
-        return {"name": self.manifest.name, "path": str(self.index_dir.resolve()),
-                "fingerprint": self.manifest.fingerprint}
+        """What a verification run pins about its evidence: what it holds, not where it lies, so a moved
+        cache folder still resumes."""
+        return {"name": self.manifest.name, "fingerprint": self.manifest.fingerprint}
 
 
 def index_dir(ws: Workspace, name: str) -> Path:
