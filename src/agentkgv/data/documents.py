@@ -64,15 +64,19 @@ class ParsedDocument:
 
 
 def discover(paths: list[Path]) -> Iterator[Path]:
-    """Every supported file under the given files and folders, each once, in a stable order. A path that
-    does not exist raises DataError: a typo must not index nothing silently."""
+    """Each file named, and every supported file under each folder named (hidden ones left out), once, in
+    a stable order. A path that does not exist raises DataError: a typo must not index nothing silently."""
     seen: set[Path] = set()
     for path in paths:
         if not path.exists():
             raise DataError(path, "no such file or folder")
-        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        else:
+            found = [path]  # an unsupported one is then reported by parse_document, not passed over
         for file in found:
-            if file.suffix.lower() in SUPPORTED_SUFFIXES and file.resolve() not in seen and not file.name.startswith("."):
+            if file.resolve() not in seen:
                 seen.add(file.resolve())
                 yield file
 
@@ -80,6 +84,9 @@ def discover(paths: list[Path]) -> Iterator[Path]:
 def parse_document(path: Path, data: bytes, config: ChunkConfig) -> ParsedDocument:
     """The passages of one document (its bytes already read, so the caller hashes what it parsed)."""
     suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise DocumentError(path, f"unsupported document type {suffix or '(no suffix)'!r}; supported: "
+                                  + " ".join(sorted(SUPPORTED_SUFFIXES)))
     warnings: list[str] = []
     if suffix in TABLE_SUFFIXES:
         passages = list(_table_passages(path, config, warnings))
