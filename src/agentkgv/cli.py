@@ -339,8 +339,9 @@ def index_command(documents: Annotated[list[Path], typer.Argument(help="Files an
         task = bar.add_task("read", total=None)
         report = add_documents(index_dir(ws, name), documents, retriever, embedding_model, chunking,
                                lambda done, total: bar.update(task, completed=done, total=total))
-    for problem in report.skipped + report.warnings:
-        console.print(f"[yellow]skipped[/] {problem}" if problem in report.skipped else f"[yellow]warning[/] {problem}")
+    for label, problems in (("skipped", report.skipped), ("warning", report.warnings)):
+        for problem in problems:
+            console.print(f"[yellow]{label}[/] {problem}")
     megabytes, minutes = report.bytes_parsed / 1e6, (report.parse_seconds + report.build_seconds) / 60
     print_table(f"index {report.manifest.name} -> {report.index_dir}", ["Files read", "Unchanged", "Skipped",
                 "Passages", "MB read", "Seconds", "MB/min", "Peak GiB", "Fingerprint"],
