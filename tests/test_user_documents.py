@@ -157,3 +157,17 @@ def test_resume_is_refused_after_the_index_changed(tmp_path, data):
                     cache=cache, data=data.resolve())
     assert again.returncode == 2 and "index.fingerprint" in again.stderr and "Traceback" not in again.stderr
     assert len(out.read_text().splitlines()) == 1  # nothing lost, nothing mixed in
+
+
+def test_hybrid_index_over_documents_keeps_its_kind_when_added_to(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Allan Peiper was born in Alexandra, Victoria.")
+    (docs / "b.txt").write_text("The Eiffel Tower stands in Paris.")
+    folder = tmp_path / "idx"
+    assert add_documents(folder, [docs], kind="hybrid").manifest.kind == "hybrid"
+    (docs / "c.txt").write_text("Peiper managed a cycling team in Belgium.")
+    again = add_documents(folder, [docs])  # no --retriever: the index keeps the kind it was built with
+    assert again.manifest.kind == "hybrid" and again.passages == 3
+    opened = open_index(Workspace(cache=tmp_path / "cache"), str(folder))
+    assert opened.retriever.search(["where was Peiper born"], 1)[0][0].passage.text.startswith("Allan Peiper")
