@@ -9,13 +9,18 @@ from typing import Annotated, Optional
 import typer
 
 from agentkgv import pipeline
+from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
+                                  EmbeddingOpt, GpusOpt, IndexOpt, MethodsHelp, ModelOpt, OnErrorMode, OnErrorOpt,
+                                  OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, SummarizerOpt, TrainRunOpt,
+                                  WordsOpt, WorkersOpt, ray_options)
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
 from agentkgv.data.errors import DataError
+from agentkgv.data.documents import ChunkConfig
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
-                              show_recall, show_sft_data, show_sft_run, show_verdicts)
+                              show_index_report, show_recall, show_sft_data, show_sft_run, show_verdicts)
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
-from agentkgv.eval.ray_runner import RayOptions
+from agentkgv.eval.html_report import write_report
 from agentkgv.eval.runner import RunLocked, RunSettingsChanged
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow
@@ -26,32 +31,6 @@ from agentkgv.train.teacher import TeacherConfig, TeacherSample
 
 app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
-
-DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
-                                                 help="Folder with the source data (default ../shared/data).")]
-CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE",
-                                                  help="Folder for everything derived (default .cache).")]
-RetrieverOpt = Annotated[Optional[str], typer.Option("--retriever", help="bm25 (default), dense or hybrid.")]
-EmbeddingOpt = Annotated[Optional[str], typer.Option(
-    "--embedding-model", help="'minilm' (offline default) or a sentence-transformers name/path.")]
-MethodsHelp = "agentkgv, direct, single_rag, ircot, lexical."
-BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="transformers, llamacpp or openai.")]
-ModelOpt = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (embedded), a path, or a served model name.")]
-AdapterOpt = Annotated[Optional[Path], typer.Option(
-    "--adapter", help="LoRA adapter folder to apply, or 'agentkgv-smollm2' (the shipped trained one).")]
-SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm or extractive.")]
-BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL.")]
-RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/); options override it.")]
-TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
-RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
-AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]
-WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the model and the retriever.")]
-GpusOpt = Annotated[float, typer.Option(help="GPUs each Ray actor reserves (transformers backend on a GPU node).")]
-BaseModelOpt = Annotated[bool, typer.Option(help="Run the embedded model without the shipped trained adapter.")]
-
-
-def ray_options(ray: bool, address: str | None, workers: int, gpus_per_worker: float = 0.0) -> RayOptions | None:
-    return RayOptions(address=address, workers=workers, gpus_per_worker=gpus_per_worker) if ray else None
 
 
 def main() -> None:
@@ -137,18 +116,41 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           base_model: BaseModelOpt = False, batch_size: int = 8, ray: RayOpt = False, address: AddressOpt = None,
-           workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0, data_dir: DataOpt = None,
-           cache_dir: CacheOpt = None) -> None:
+           base_model: BaseModelOpt = False, batch_size: int = 8, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
+           ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
+           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
 
     The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
-                                              embedding_model=embedding_model)
+                                              embedding_model=embedding_model, index=index)
     run = run if base_model else run.with_trained_adapter()
     show_verdicts(pipeline.verify_file(Workspace(data_dir, cache_dir), run, triples, output, batch_size, trajectories,
-                                       ray_options(ray, address, workers, gpus_per_worker), HOOKS), output)
+                                       ray_options(ray, address, workers, gpus_per_worker), on_error.value, HOOKS), output)
+
+
+@app.command("index")
+def index_command(documents: Annotated[list[Path], typer.Argument(help="Files and folders: .txt .md .html .pdf, and "
+                                                                      ".jsonl/.csv/.tsv passage tables.")],
+                  name: Annotated[str, typer.Option("--name", help="Index name (under <cache>/indexes) or folder.")],
+                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, words: WordsOpt = None,
+                  overlap: OverlapOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Index your own documents, or add documents to an index: only new or changed files are read."""
+    sizes = {k: v for k, v in {"words_per_passage": words, "overlap_words": overlap}.items() if v is not None}
+    show_index_report(pipeline.index_documents(Workspace(None, cache_dir), name, documents, retriever, embedding_model,
+                                               ChunkConfig(**sizes) if sizes else None, HOOKS))
+
+
+@app.command()
+def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
+           output: Annotated[Path, typer.Option("--output", "-o", help="The HTML page to write.")],
+           review: Annotated[Optional[Path], typer.Option(help="Review queue CSV (default <output>.review.csv).")] = None,
+           review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7) -> None:
+    """One self-contained HTML page of a run's verdicts, plus a CSV of the ones a person should check."""
+    queue = review or output.with_name(output.stem + ".review.csv")
+    summary = write_report(verdicts, output, queue, review_below)
+    console.print(f"{summary.triples} triples -> {output}; {summary.review} for review -> {queue}")
 
 
 @app.command("bench-summarizer")

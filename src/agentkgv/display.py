@@ -10,14 +10,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn, TransferSpeedColumn)
 from rich.table import Table
 
 from agentkgv.agent.base import Verdict
 from agentkgv.data.benchmark import SplitStats
 from agentkgv.eval.report import HEADERS, markdown_table, row_cells
 from agentkgv.eval.retrieval_bench import RecallRow
+from agentkgv.memory import peak_memory_gib
 from agentkgv.pipeline import EvalResult, Hooks
+from agentkgv.retrieval.user_index import IndexReport
 from agentkgv.train.sft_data import SFTDataStats, SFTExample
 
 # Redirected to a log file, rich would wrap tables at 80 columns and cut every figure short.
@@ -50,6 +53,15 @@ def progress_bar(description: str, total: int | None) -> Iterator[Callable[[int]
 
 
 @contextmanager
+def byte_bar(description: str) -> Iterator[Callable[[int, int], None]]:
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task(description, total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+
+@contextmanager
 def status_line(description: str) -> Iterator[Callable[[str], None]]:
     with console.status(description) as status:
         yield lambda message: status.update(message)
@@ -67,7 +79,7 @@ def show_corpus(counts: Counter) -> None:
                 + [["total", str(sum(counts.values()))]])
 
 
-HOOKS = Hooks(bar=progress_bar, status=status_line, note=console.print, benchmark_built=show_benchmark_stats,
+HOOKS = Hooks(bar=progress_bar, byte_bar=byte_bar, status=status_line, note=console.print, benchmark_built=show_benchmark_stats,
               corpus_built=show_corpus)
 
 
@@ -116,3 +128,16 @@ def show_grpo_run(summary: dict, run_dir: Path) -> None:
                 [[str(summary["steps"]), f"{summary['minutes_this_session']:.1f}", f"{summary['peak_memory_gib']:.2f}",
                   f"{last['reward']:.3f}", f"{last['accuracy']:.3f}", f"{last['searches']:.2f}", f"{last['kl']:.4f}",
                   summary["adapter"]]])
+
+
+def show_index_report(report: IndexReport) -> None:
+    for label, problems in (("skipped", report.skipped), ("warning", report.warnings)):
+        for problem in problems:
+            console.print(f"[yellow]{label}[/] {problem}")
+    megabytes, minutes = report.bytes_parsed / 1e6, (report.parse_seconds + report.build_seconds) / 60
+    print_table(f"index {report.manifest.name} -> {report.index_dir}",
+                ["Files read", "Unchanged", "Skipped", "Passages", "MB read", "Seconds", "MB/min", "Peak GiB",
+                 "Fingerprint"],
+                [[str(len(report.parsed)), str(len(report.unchanged)), str(len(report.skipped)), str(report.passages),
+                  f"{megabytes:.2f}", f"{minutes * 60:.1f}", f"{megabytes / max(minutes, 1e-9):.1f}",
+                  f"{peak_memory_gib():.2f}", report.manifest.fingerprint]])

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
@@ -24,7 +25,9 @@ from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
+from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example
+from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 from agentkgv.eval.report import ResultRow, save_report
@@ -38,13 +41,23 @@ from agentkgv.llm.factory import build_llm
 from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
-from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, index_dir, load_retriever
+from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
+from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index
+from agentkgv.retrieval.user_index import index_dir as document_index_dir
 from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
 from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
 
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
 EVAL_SPLITS = (*TEST_SPLITS, DOCS_SPLIT)
 Status = Callable[[str], AbstractContextManager[Callable[[str], None]]]
+# A bar over bytes whose total is known only once the work has listed its files: fed (done, total).
+ByteBar = Callable[[str], AbstractContextManager[Callable[[int, int], None]]]
+OnError = Literal["fail", "skip"]
+
+
+@contextmanager
+def no_byte_bar(description: str) -> Iterator[Callable[[int, int], None]]:
+    yield lambda done, total: None
 
 
 @contextmanager
@@ -58,6 +71,7 @@ class Hooks:
     and what a one-time build of the benchmark or corpus produced."""
 
     bar: Bar = no_bar
+    byte_bar: ByteBar = no_byte_bar
     status: Status = no_status
     note: Callable[[str], None] = lambda message: None
     benchmark_built: Callable[[list[SplitStats]], None] = lambda stats: None
@@ -110,10 +124,15 @@ class IndexBuild:
     peak_memory_gib: float
 
 
+def index_root(ws: Workspace, config: RetrieverConfig) -> Path:
+    """The folder `config`'s index lies in: a user's document index by name, else the benchmark corpus's."""
+    return document_index_dir(ws, config.index) if config.index is not None else ws.indexes
+
+
 def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> IndexBuild:
     """`config`'s index built over the benchmark corpus, replacing any."""
     if config.index is not None:
-        raise DataError(index_dir(ws.indexes, config), "a named document index is built by its own command, "
+        raise DataError(index_root(ws, config), "a named document index is built by `agentkgv index`, "
                         "not from the benchmark corpus")
     ensure_corpus(ws, hooks)
     passages = load_corpus(ws.corpus)
@@ -123,9 +142,12 @@ def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -
 
 
 def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> Retriever:
-    """The index `config` names, built over the benchmark corpus the first time it is asked for."""
+    """The index `config` names, built over the benchmark corpus the first time it is asked for; a user's
+    document index is opened as built (its fingerprint checked), never built here."""
+    if config.index is not None:
+        return open_index(ws, config.index).retriever
     try:
-        return load_retriever(config, index_dir(ws.indexes, config))
+        return load_retriever(config, ws.indexes)
     except DataError:
         if config.index is not None:
             raise
@@ -200,23 +222,42 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None,
         yield OpenVerifier(verifier_for(run, ws, llm, hooks), llm.name if llm is not None else None, 1)
         return
     retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
-    spec = VerifierSpec(run=run, index_root=index_dir(ws.indexes, run.retriever), paraphrases=paraphrases(ws))
+    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws))
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
 
 def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = 8,
-                trajectories: bool = False, ray: RayOptions | None = None, hooks: Hooks = SILENT) -> list[Verdict]:
-    """Verdicts for a user's file of triples, appended to `output` (a rerun resumes)."""
-    from agentkgv.data.user_formats import read_triples
-
-    items = list(read_triples(triples))
+                trajectories: bool = False, ray: RayOptions | None = None, on_error: OnError = "fail",
+                hooks: Hooks = SILENT) -> list[Verdict]:
+    """Verdicts for a user's file of triples, appended to `output` (a rerun resumes). With `on_error="skip"`
+    the good rows are verified and the bad ones written with their reasons to `<output>.rejected.jsonl`."""
+    rejected: list | None = [] if on_error == "skip" else None
+    items = list(read_triples(triples, rejected=rejected))
+    if rejected:
+        written = write_rejected(output, rejected)
+        hooks.note(f"{len(rejected)} bad rows skipped (first: {rejected[0]}); all in {written}")
+    pinned_index = {}
+    if run.retriever.index is not None:
+        # The index decides the retriever's kind, and the run pins its contents: a resume against an index
+        # whose passages changed since is refused.
+        index = open_index(ws, run.retriever.index)
+        run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model)
+        pinned_index = {"index": index.identity()}
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, run, ray, hooks) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
         with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
             return run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
-                                run.identity(opened.llm_name))
+                                run.identity(opened.llm_name) | pinned_index)
+
+
+def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str | None = None,
+                    embedding_model: str | None = None, chunking: ChunkConfig | None = None,
+                    hooks: Hooks = SILENT) -> IndexReport:
+    """Create the named document index, or add documents to it (only new or changed files are read)."""
+    with hooks.byte_bar("reading documents") as progress:
+        return add_documents(document_index_dir(ws, name), documents, kind, embedding_model, chunking, progress)
 
 
 def bench_retrieval(ws: Workspace, kinds: list[str], embedding_model: str | None = None, k: int = 5,

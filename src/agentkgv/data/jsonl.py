@@ -3,25 +3,44 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from agentkgv.data.errors import DataError
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; a broken line raises DataError naming it."""
+def decoded_lines(path: str | Path, on_error: Callable[[DataError], None] | None = None) -> Iterator[str]:
+    """The file's lines as text (a leading BOM dropped). A line that is not UTF-8 raises DataError naming it,
+    or, with `on_error`, is reported there and yielded empty, so line numbers still count it."""
     path = Path(path)
     if not path.exists():
         raise DataError(path, "file not found")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
             try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(path, f"not valid JSON ({error.msg} at column {error.colno})", number) from None
+                yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                problem = DataError(path, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
+                                          f"{error.start + 1}); save the file as UTF-8", number)
+                if on_error is None:
+                    raise problem from None
+                on_error(problem)
+                yield "\n"
+
+
+def read_jsonl(path: str | Path, on_error: Callable[[DataError], None] | None = None) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line; a broken line raises DataError naming it, or,
+    with `on_error`, is reported there and skipped."""
+    for number, line in enumerate(decoded_lines(path, on_error), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as error:
+            problem = DataError(path, f"not valid JSON ({error.msg} at column {error.colno})", number)
+            if on_error is None:
+                raise problem from None
+            on_error(problem)
 
 
 def read_json(path: str | Path) -> object:

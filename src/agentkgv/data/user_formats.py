@@ -9,9 +9,10 @@ verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth p
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -19,7 +20,7 @@ from rdflib import RDFS, SKOS, BNode, Graph, Literal, URIRef
 from rdflib.plugins.parsers.notation3 import BadSyntax
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.jsonl import read_jsonl
+from agentkgv.data.jsonl import decoded_lines, read_jsonl, write_jsonl
 from agentkgv.data.records import LabeledTriple, Triple
 
 SUPPORTED_FORMATS = ("jsonl", "csv", "tsv", "nt", "ttl")
@@ -34,8 +35,12 @@ _WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-\
 _WIKIDATA = re.compile(r"https?://www\.wikidata\.org/(?:entity|prop/direct|prop)/([QP][0-9]+)")
 
 
-def read_triples(path: Path, fmt: str | None = None) -> Iterator[LabeledTriple]:
-    """Triples of a user's file; `fmt` (one of SUPPORTED_FORMATS) defaults to what the suffix says."""
+def read_triples(path: Path, fmt: str | None = None,
+                 rejected: list[DataError] | None = None) -> Iterator[LabeledTriple]:
+    """Triples of a user's file; `fmt` (one of SUPPORTED_FORMATS) defaults to what the suffix says.
+
+    A bad row (broken JSON, not UTF-8, a missing field, a repeated id) raises DataError naming file:line,
+    or, when a `rejected` list is given, is appended there and skipped so every good row is still read."""
     path = Path(path)
     fmt = fmt or _SUFFIXES.get(path.suffix.lower())
     if fmt not in SUPPORTED_FORMATS:
@@ -43,11 +48,48 @@ def read_triples(path: Path, fmt: str | None = None) -> Iterator[LabeledTriple]:
         raise DataError(path, f"unknown format {fmt or path.suffix!r}; supported: {supported}")
     if not path.exists():
         raise DataError(path, "file not found")
+    on_error = None if rejected is None else rejected.append
     if fmt == "jsonl":
-        return _read_jsonl(path)
-    if fmt in ("csv", "tsv"):
-        return _read_table(path)
-    return _read_rdf(path, _RDFLIB_FORMATS[fmt])
+        rows = _read_jsonl(path, on_error)
+    elif fmt in ("csv", "tsv"):
+        rows = _read_table(path, on_error)
+    else:
+        return _read_rdf(path, _RDFLIB_FORMATS[fmt], on_error)
+    return _unique(_rows_to_triples(rows, path, on_error), path, on_error)
+
+
+def _rows_to_triples(rows: Iterator[tuple[int, dict]], path: Path,
+                     on_error: Callable[[DataError], None] | None) -> Iterator[tuple[int, LabeledTriple]]:
+    for line, row in rows:
+        try:
+            yield line, _from_row(row, path, line)
+        except DataError as error:
+            if on_error is None:
+                raise
+            on_error(error)
+
+
+def _unique(rows: Iterator[tuple[int, LabeledTriple]], path: Path,
+            on_error: Callable[[DataError], None] | None) -> Iterator[LabeledTriple]:
+    """A run log keys verdicts by id, so a repeated id would silently give two triples one verdict."""
+    first_line: dict[str, int] = {}
+    for line, item in rows:
+        if item.id in first_line:
+            error = DataError(path, f"duplicate id {item.id!r} (first at line {first_line[item.id]})", line, "id")
+            if on_error is None:
+                raise error
+            on_error(error)
+            continue
+        first_line[item.id] = line
+        yield item
+
+
+def write_rejected(output: Path, rejected: list[DataError]) -> Path:
+    """The rows a skip-mode run left out, with why, beside its output: `<output>.rejected.jsonl`."""
+    path = Path(output).with_name(Path(output).name + ".rejected.jsonl")
+    write_jsonl(path, ({"file": error.path, "line": error.line, "field": error.field, "error": str(error)}
+                       for error in rejected))
+    return path
 
 
 def predicate_words(name: str) -> str:
@@ -63,26 +105,33 @@ def local_name(iri: str) -> str:
     return unquote(iri.rsplit(separator, 1)[-1])
 
 
-def _read_jsonl(path: Path) -> Iterator[LabeledTriple]:
-    for line, record in read_jsonl(path):
-        if not isinstance(record, dict):
-            raise DataError(path, f"expected a JSON object, got {type(record).__name__}", line)
-        yield _from_row(record, path, line)
+def _read_jsonl(path: Path, on_error: Callable[[DataError], None] | None) -> Iterator[tuple[int, dict]]:
+    for line, record in read_jsonl(path, on_error):
+        if isinstance(record, dict):
+            yield line, record
+            continue
+        error = DataError(path, f"expected a JSON object, got {type(record).__name__}", line)
+        if on_error is None:
+            raise error
+        on_error(error)
 
 
-def _read_table(path: Path) -> Iterator[LabeledTriple]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:  # -sig: spreadsheets write a BOM
-        header = handle.readline()
-        handle.seek(0)
-        reader = csv.DictReader(handle, delimiter="\t" if "\t" in header else ",")
-        columns = {name.strip() for name in reader.fieldnames or []}
-        for field, names in _COLUMNS.items():
-            if not columns & set(names):
-                raise DataError(path, f"header has no {' or '.join(map(repr, names))} column", 1, field)
-        for row in reader:
-            if None in row:
-                raise DataError(path, "more cells than header columns", reader.line_num)
-            yield _from_row({key.strip(): value for key, value in row.items()}, path, reader.line_num)
+def _read_table(path: Path, on_error: Callable[[DataError], None] | None) -> Iterator[tuple[int, dict]]:
+    lines = iter(decoded_lines(path, on_error))
+    header = next(lines, "")
+    reader = csv.DictReader(itertools.chain([header], lines), delimiter="\t" if "\t" in header else ",")
+    columns = {name.strip() for name in reader.fieldnames or []}
+    for field, names in _COLUMNS.items():
+        if not columns & set(names):
+            raise DataError(path, f"header has no {' or '.join(map(repr, names))} column", 1, field)
+    for row in reader:
+        if None in row:
+            error = DataError(path, "more cells than header columns", reader.line_num)
+            if on_error is None:
+                raise error
+            on_error(error)
+            continue
+        yield reader.line_num, {key.strip(): value for key, value in row.items()}
 
 
 def _from_row(row: dict, path: Path, line: int) -> LabeledTriple:
@@ -114,8 +163,15 @@ def _label(value: object, path: Path, line: int) -> bool | None:
     raise DataError(path, f"expected true/false/1/0, got {json.dumps(value)}", line, "label")
 
 
-def _read_rdf(path: Path, rdflib_format: str) -> Iterator[LabeledTriple]:
-    graph = _parse(path, rdflib_format)
+def _read_rdf(path: Path, rdflib_format: str,
+              on_error: Callable[[DataError], None] | None) -> Iterator[LabeledTriple]:
+    try:
+        graph = _parse(path, rdflib_format)
+    except DataError:
+        # Turtle statements span lines, so a broken one cannot be cut out; an N-Triples line can.
+        if on_error is None or rdflib_format != "nt":
+            raise
+        graph = _parse_lines(path, on_error)
     names = _names(graph)
     claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
     for index, (subject, predicate, obj) in enumerate(claims, start=1):
@@ -134,6 +190,8 @@ def _read_rdf(path: Path, rdflib_format: str) -> Iterator[LabeledTriple]:
 
 
 def _parse(path: Path, rdflib_format: str) -> Graph:
+    for _ in decoded_lines(path):  # rdflib's own decoding error names no line
+        pass
     graph = Graph()
     try:
         graph.parse(path, format=rdflib_format)
@@ -142,6 +200,19 @@ def _parse(path: Path, rdflib_format: str) -> Graph:
     except Exception as error:  # rdflib raises several unrelated types; all mean the file cannot be read
         line = _first_bad_line(path, rdflib_format)
         raise DataError(path, f"not valid {rdflib_format}: {error}", line) from None
+    return graph
+
+
+def _parse_lines(path: Path, on_error: Callable[[DataError], None]) -> Graph:
+    """The good lines of an N-Triples file, each bad one reported with its number."""
+    graph = Graph()
+    for number, line in enumerate(decoded_lines(path, on_error), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            graph.parse(data=line, format="nt")
+        except Exception as error:  # as in _parse: rdflib's error types vary
+            on_error(DataError(path, f"not valid nt: {error}", number))
     return graph
 
 

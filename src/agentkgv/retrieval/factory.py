@@ -17,17 +17,12 @@ from agentkgv.retrieval.hybrid import HybridRetriever
 
 
 class RetrieverConfig(Settings):
-    """A run's retriever. `index` names a document index built from the user's own documents, read from its
-    own folder (`index_dir`); None searches the benchmark corpus."""
+    """A run's retriever. `index` names a document index built from the user's own documents
+    (`retrieval/user_index.py`); None searches the benchmark corpus."""
 
     kind: Literal["bm25", "dense", "hybrid"] = "bm25"
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     index: str | None = None
-
-
-def index_dir(indexes: Path, config: RetrieverConfig) -> Path:
-    """The folder holding `config`'s indexes under the workspace's index folder."""
-    return indexes if config.index is None else indexes / "docs" / config.index
 
 
 def bm25_dir(root: Path) -> Path:

@@ -1,0 +1,50 @@
+"""The `agentkgv` command line's shared options, declared once for every command that takes them."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from agentkgv.eval.ray_runner import RayOptions
+
+DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
+                                                 help="Folder with the source data (default ../shared/data).")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE",
+                                                  help="Folder for everything derived (default .cache).")]
+RetrieverOpt = Annotated[Optional[str], typer.Option("--retriever", help="bm25 (default), dense or hybrid.")]
+EmbeddingOpt = Annotated[Optional[str], typer.Option(
+    "--embedding-model", help="'minilm' (offline default) or a sentence-transformers name/path.")]
+MethodsHelp = "agentkgv, direct, single_rag, ircot, lexical."
+BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="transformers, llamacpp or openai.")]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", help="'smollm2' (embedded), a path, or a served model name.")]
+AdapterOpt = Annotated[Optional[Path], typer.Option(
+    "--adapter", help="LoRA adapter folder to apply, or 'agentkgv-smollm2' (the shipped trained one).")]
+SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm or extractive.")]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL.")]
+RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/); options override it.")]
+TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
+RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
+AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]
+WorkersOpt = Annotated[int, typer.Option(help="Ray actors, each holding the model and the retriever.")]
+GpusOpt = Annotated[float, typer.Option(help="GPUs each Ray actor reserves (transformers backend on a GPU node).")]
+BaseModelOpt = Annotated[bool, typer.Option(help="Run the embedded model without the shipped trained adapter.")]
+IndexOpt = Annotated[Optional[str], typer.Option(
+    help="Search this document index (`agentkgv index`: a name or folder) instead of the built-in corpus.")]
+
+
+class OnErrorMode(str, Enum):
+    fail = "fail"
+    skip = "skip"
+
+
+OnErrorOpt = Annotated[OnErrorMode, typer.Option(help="fail: stop at the first bad row; skip: verify the good rows and write "
+                                              "the bad ones to <output>.rejected.jsonl.")]
+WordsOpt = Annotated[Optional[int], typer.Option(help="Words per passage (default 120).")]
+OverlapOpt = Annotated[Optional[int], typer.Option(help="Words neighbouring passages share (default 20).")]
+
+
+def ray_options(ray: bool, address: str | None, workers: int, gpus_per_worker: float = 0.0) -> RayOptions | None:
+    return RayOptions(address=address, workers=workers, gpus_per_worker=gpus_per_worker) if ray else None

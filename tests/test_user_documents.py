@@ -1,0 +1,173 @@
+"""A user's own documents: every format read into titled passages, incremental indexes, and the
+fingerprint that keeps a resumed run on the index it started with."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentkgv.data.documents import ChunkConfig, DocumentError, parse_document
+from agentkgv.paths import Workspace
+from agentkgv.retrieval.user_index import add_documents, open_index
+from tests.test_cli import run_cli
+
+SMALL = ChunkConfig(words_per_passage=12, overlap_words=3)
+
+
+def parse(path, config=SMALL):
+    return parse_document(path, path.read_bytes(), config)
+
+
+def test_plain_text_takes_a_short_first_line_as_title_and_cuts_with_overlap(tmp_path):
+    page = tmp_path / "peiper.txt"
+    page.write_text("Allan Peiper\n" + " ".join(f"Word{i} born in Alexandra." for i in range(12)))
+    passages = parse(page).passages
+    assert len(passages) > 2
+    assert all(p.title == "Allan Peiper (peiper.txt)" for p in passages)
+    # Each passage after the first begins with the last 3 words of the one before.
+    for before, after in zip(passages, passages[1:]):
+        assert after.text.split()[:3] == before.text.split()[-3:]
+    assert parse(page).passages == passages  # ids and cuts are stable
+
+
+def test_markdown_sections_take_their_heading_as_title(tmp_path):
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Cyclists\n\nAllan **Peiper** was born in Alexandra.\n\n## Later life\n\n"
+                   "- He managed a team in Belgium.\n")
+    passages = parse(doc, ChunkConfig()).passages
+    assert [(p.title, p.text) for p in passages] == [
+        ("Cyclists (notes.md)", "Allan Peiper was born in Alexandra."),
+        ("Later life (notes.md)", "He managed a team in Belgium.")]
+
+
+def test_html_keeps_visible_text_under_its_headings(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<html><head><title>Peiper</title><style>p {color: red}</style></head><body>"
+                    "<p>Intro text about <a href='x'>Allan</a> Peiper.</p><script>var hidden = 1;</script>"
+                    "<h2>Birth</h2><p>He was born in Alexandra, Victoria.</p></body></html>")
+    passages = parse(page, ChunkConfig()).passages
+    assert [(p.title, p.text) for p in passages] == [
+        ("Peiper (page.html)", "Intro text about Allan Peiper."),
+        ("Birth (page.html)", "He was born in Alexandra, Victoria.")]
+
+
+def test_pdf_pages_become_sections(tmp_path):
+    fpdf = pytest.importorskip("fpdf", reason="fpdf2 (the dev extra) writes the test PDF")
+    pdf = fpdf.FPDF()
+    for text in ("Allan Peiper was born in Alexandra.", "He later lived in Belgium."):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=12)
+        pdf.cell(text=text)
+    path = tmp_path / "bio.pdf"
+    pdf.output(str(path))
+    passages = parse(path, ChunkConfig()).passages
+    assert [(p.title, p.text) for p in passages] == [
+        ("page 1 (bio.pdf)", "Allan Peiper was born in Alexandra."), ("page 2 (bio.pdf)", "He later lived in Belgium.")]
+
+
+def test_passage_tables_keep_given_ids_and_skip_bad_rows_by_line(tmp_path):
+    table = tmp_path / "passages.jsonl"
+    table.write_text('{"id": "p1", "text": "Allan Peiper was born in Alexandra.", "title": "Peiper"}\n'
+                     "{broken\n"
+                     '{"text": "No id here, one is made."}\n'
+                     '{"id": "p3", "text": ""}\n')
+    parsed = parse(table, ChunkConfig())
+    assert [p.id for p in parsed.passages][0] == "p1" and len(parsed.passages) == 2
+    assert any("passages.jsonl:2" in w for w in parsed.warnings)
+    assert any("passages.jsonl:4" in w and "text" in w for w in parsed.warnings)
+    csv_table = tmp_path / "passages.csv"
+    csv_table.write_text("id,title,text\nq1,Peiper,Allan Peiper was born in Alexandra.\n")
+    assert [(p.id, p.title) for p in parse(csv_table).passages] == [("q1", "Peiper")]
+
+
+def test_unreadable_documents_are_skipped_with_a_reason(tmp_path):
+    empty, binary, broken = tmp_path / "empty.txt", tmp_path / "blob.txt", tmp_path / "broken.pdf"
+    empty.write_text("  \n")
+    binary.write_bytes(b"\x00\x01\x02" * 50)
+    broken.write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "skip.txt").write_text("Never read.")
+    (tmp_path / "notes.docx").write_bytes(b"PK not supported")
+    for path in (empty, binary, broken, tmp_path / "notes.docx"):
+        with pytest.raises(DocumentError, match=path.name):
+            parse(path)
+    good = tmp_path / "good.txt"
+    good.write_text("Allan Peiper was born in Alexandra.")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Pel\u00e9 was born in Tr\u00eas Cora\u00e7\u00f5es.".encode("latin-1"))
+    report = add_documents(tmp_path / "index", [tmp_path])
+    assert sorted(report.parsed) == sorted(str(p.resolve()) for p in (good, latin1))
+    assert sorted(reason.split(":")[0] for reason in report.skipped) == sorted(
+        str(p.resolve()) for p in (binary, broken, empty))  # the .docx is not a document type: left out of folders
+    assert any("binary" in reason for reason in report.skipped) and any("empty" in r for r in report.skipped)
+    assert any("latin1.txt:1" in w and "not UTF-8" in w for w in report.warnings)
+
+
+def test_adding_files_reads_only_new_or_changed_ones(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Allan Peiper was born in Alexandra.")
+    (docs / "b.md").write_text("# Team\n\nPeiper rode for Panasonic.")
+    folder = tmp_path / "idx"
+    first = add_documents(folder, [docs])
+    assert len(first.parsed) == 2 and first.passages == 2
+
+    import agentkgv.retrieval.user_index as user_index
+
+    seen = []
+    real = user_index.parse_document
+    monkeypatch.setattr(user_index, "parse_document", lambda path, data, config: seen.append(path.name) or
+                        real(path, data, config))
+    (docs / "c.html").write_text("<p>Peiper later managed a team.</p>")
+    second = add_documents(folder, [docs])
+    assert seen == ["c.html"] and second.passages == 3 and len(second.unchanged) == 2
+    (docs / "a.txt").write_text("Allan Peiper was born in Alexandra, Victoria.")
+    third = add_documents(folder, [docs])
+    assert seen == ["c.html", "a.txt"] and third.passages == 3
+    assert len({first.manifest.fingerprint, second.manifest.fingerprint, third.manifest.fingerprint}) == 3
+    builds = []
+    monkeypatch.setattr(user_index, "build_retriever", lambda *args: builds.append(args))
+    fourth = add_documents(folder, [docs / "a.txt", docs / "b.md"])  # nothing new: nothing read or rebuilt
+    assert seen == ["c.html", "a.txt"] and builds == [] and fourth.passages == 3
+    hits = open_index(Workspace(cache=tmp_path / "cache"), str(folder)).retriever.search(["Peiper Victoria"], 1)
+    assert "Victoria" in hits[0][0].passage.text
+
+
+def test_resume_is_refused_after_the_index_changed(tmp_path, data):
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs.mkdir()
+    (docs / "peiper.txt").write_text("Allan Peiper was born in Alexandra, Victoria, Australia.")
+    built = run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve())
+    assert built.returncode == 0, built.stderr
+    graph, out = tmp_path / "graph.csv", tmp_path / "verdicts.jsonl"
+    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n")
+    first = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", "--index", "mine",
+                    cache=cache, data=data.resolve())
+    assert first.returncode == 0, first.stderr
+    record = json.loads(out.read_text())
+    assert record["verdict"] is True and "Peiper" in record["evidence"][0]["text"]
+    pinned = json.loads((tmp_path / "verdicts.jsonl.settings.json").read_text())
+    assert pinned["index"]["name"] == "mine" and len(pinned["index"]["fingerprint"]) == 16
+
+    (docs / "more.txt").write_text("Peiper later managed a cycling team in Belgium.")
+    assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
+    graph.write_text(graph.read_text() + "Allan Peiper,place of death,Belgium\n")
+    again = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", "--index", "mine",
+                    cache=cache, data=data.resolve())
+    assert again.returncode == 2 and "index.fingerprint" in again.stderr and "Traceback" not in again.stderr
+    assert len(out.read_text().splitlines()) == 1  # nothing lost, nothing mixed in
+
+
+def test_hybrid_index_over_documents_keeps_its_kind_when_added_to(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Allan Peiper was born in Alexandra, Victoria.")
+    (docs / "b.txt").write_text("The Eiffel Tower stands in Paris.")
+    folder = tmp_path / "idx"
+    assert add_documents(folder, [docs], kind="hybrid").manifest.kind == "hybrid"
+    (docs / "c.txt").write_text("Peiper managed a cycling team in Belgium.")
+    again = add_documents(folder, [docs])  # no --retriever: the index keeps the kind it was built with
+    assert again.manifest.kind == "hybrid" and again.passages == 3
+    opened = open_index(Workspace(cache=tmp_path / "cache"), str(folder))
+    assert opened.retriever.search(["where was Peiper born"], 1)[0][0].passage.text.startswith("Allan Peiper")
