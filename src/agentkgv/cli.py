@@ -230,7 +230,9 @@ def with_trained_adapter(config):
 def verdict_settings(config, retriever: str, embedding_model: str, llm=None) -> dict:
     """What decides a verdict, which a resumed run log must share with its first write. The loaded model's
     name, when given, pins the adapter's content, not only its folder."""
-    settings = {**config.model_dump(mode="json", exclude={"llm"}), "retriever": retriever,
+    # The guard is recorded only when on, so logs written before it existed resume with it switched off.
+    unpinned = {"llm"} | (set() if config.evidence_guard else {"evidence_guard"})
+    settings = {**config.model_dump(mode="json", exclude=unpinned), "retriever": retriever,
                 "embedding_model": embedding_model}
     if config.method != "lexical":
         settings["llm"] = config.llm.identity() | ({"name": llm.name} if llm is not None else {})
@@ -325,6 +327,52 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
     console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
                   f"{sum(v.prompt_tokens + v.completion_tokens for v in verdicts) / n:.0f} tokens, "
                   f"{sum(v.seconds for v in verdicts) / n:.2f} s")
+
+
+@app.command("bench-poison")
+def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", help="agentkgv, direct, single_rag, ircot, lexical.")] = ["lexical"],
+                         splits: Annotated[list[str], typer.Option("--split")] = list(TEST_SPLITS),
+                         limit: Annotated[int, typer.Option(help="Fixed balanced subset of this many triples per split.")] = 40,
+                         variants: Annotated[list[str], typer.Option("--variant", help="clean, poisoned, clean+guard, poisoned+guard.")] = ["poisoned", "poisoned+guard"],
+                         index_name: Annotated[str, typer.Option(help="Index folder for the poisoned copy.")] = "bm25-poisoned",
+                         config: RunConfigOpt = None, batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "poison",
+                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the index."""
+    from agentkgv.agent.factory import build_verifier, paraphrase_table
+    from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
+                                      retrieved_share, run_attack)
+    from agentkgv.llm.factory import build_llm
+
+    if unknown := set(variants) - set(VARIANTS):
+        raise typer.BadParameter(f"--variant must be among {', '.join(VARIANTS)}, not {', '.join(unknown)}")
+    ws = Workspace(data_dir, cache_dir)
+    ensure_benchmark(ws)
+    examples = {split: balanced_subset(load_split(ws.benchmark, split), limit) for split in splits}
+    predicates = load_predicates(ws.data)
+    poisons = make_poisons([e for split in splits for e in examples[split]], predicates)
+    clean = ensure_retriever(ws, "bm25", DEFAULT_EMBEDDING_MODEL)
+    with console.status(f"indexing the corpus with {len(poisons)} poison passages -> {ws.indexes / index_name}"):
+        retrievers = {False: clean, True: build_poisoned_index(ws.indexes / "bm25", poisons, ws.indexes / index_name)}
+    every = [e for split in splits for e in examples[split]]
+    console.print(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
+    paraphrases, rows, llm = paraphrase_table(predicates), [], None
+    for method in methods:
+        settings = with_trained_adapter(run_config(config, method))
+        if llm is None and method != "lexical":
+            llm = build_llm(settings.llm)
+
+        def make(retriever, guard, settings=settings):
+            chosen = settings.model_copy(update={"evidence_guard": guard})
+            return (build_verifier(chosen, retriever, paraphrases, llm),
+                    verdict_settings(chosen, "bm25", DEFAULT_EMBEDDING_MODEL, llm))
+
+        items = {split: [e.as_labeled() for e in examples[split]] for split in splits}
+        with progress_bar(f"{method} under poisoned evidence", sum(map(len, items.values())) * (1 + len(variants))) as advance:
+            rows += run_attack(method, make, retrievers, items, {p.example_id: p.kind for p in poisons},
+                               ws.runs / run_name, variants, poison_digest(poisons), batch_size, advance)
+    headers, cells = attack_table(rows)
+    print_table("Poisoned evidence: verdict flips against each method's clean run", headers, cells)
+    (ws.runs / run_name / f"poison-{'-'.join(methods)}.md").write_text(markdown_table(headers, cells))
 
 
 class _WithoutTrajectories:

@@ -19,6 +19,7 @@ from agentkgv.data.predicates import PredicateInfo
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.llm.factory import LLMConfig, build_llm
 from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.guard import GuardedRetriever
 
 METHODS = ("agentkgv", "direct", "single_rag", "ircot", "lexical")
 Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
@@ -34,6 +35,9 @@ class RunConfig(BaseModel):
     # The summarizer's own model for "llm"; None reuses the agent's backbone.
     summarizer_llm: LLMConfig | None = None
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    # Withhold retrieved passages that address the verifier instead of stating facts (retrieval.guard); what
+    # it changes under poisoned evidence is in BENCHMARKS.md. Off reproduces runs from before it existed.
+    evidence_guard: bool = True
 
     @classmethod
     def load(cls, path: Path) -> "RunConfig":
@@ -62,6 +66,8 @@ def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
 def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[str, list[str]],
                    llm: LLM | None = None) -> Verifier:
     a = config.agent
+    if config.evidence_guard:
+        retriever = GuardedRetriever(retriever)
     if config.method == "lexical":
         return LexicalVerifier(retriever, a.top_k)
     llm = llm or build_llm(config.llm)
