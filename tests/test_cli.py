@@ -6,8 +6,6 @@ import json
 import subprocess
 import sys
 
-from agentkgv.data.jsonl import write_jsonl
-from agentkgv.retrieval.bm25 import BM25Retriever
 
 
 def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
@@ -26,11 +24,8 @@ def test_bad_triples_file_names_file_and_line(tmp_path, data):
     assert "Traceback" not in result.stderr
 
 
-def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, small_passages):
-    cache = tmp_path / "cache"
-    write_jsonl(cache / "corpus" / "passages.jsonl",
-                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
-    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, lexical_cache):
+    cache = lexical_cache
     graph = tmp_path / "graph.csv"
     graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n"
                      "Allan Peiper,place of birth,Melbourne\n")

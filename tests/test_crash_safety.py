@@ -12,7 +12,6 @@ import sys
 import time
 
 from agentkgv.data.jsonl import write_jsonl
-from agentkgv.retrieval.bm25 import BM25Retriever
 
 KILLS = 6
 TRIPLES = 1500
@@ -27,11 +26,9 @@ def start_verify(graph, out, cache, data) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
-def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_path, data, small_passages):
-    cache = tmp_path / "cache"
-    write_jsonl(cache / "corpus" / "passages.jsonl",
-                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
-    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_path, data, small_passages,
+                                                                          lexical_cache):
+    cache = lexical_cache
     graph = tmp_path / "graph.jsonl"
     subjects = sorted({p.text.split(" ")[0] for p in small_passages})
     write_jsonl(graph, ({"subject": f"{subjects[i % len(subjects)]} {i}", "predicate": "place of birth",

@@ -321,7 +321,8 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
         verdicts = run_verifier(verifier, items, output, batch_size, advance,
                                 verdict_settings(settings, retriever, embedding_model, llm))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
-              "no verdict": sum(v.verdict is None for v in verdicts)}
+              "no verdict": sum(v.verdict is None for v in verdicts),
+              "failed (a rerun retries them)": len(items) - len(verdicts)}
     n = max(1, len(verdicts))
     print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "Triples"], [[k, str(v)] for k, v in counts.items()])
     console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
@@ -343,13 +344,15 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
                                       retrieved_share, run_attack)
     from agentkgv.llm.factory import build_llm
 
-    if unknown := set(variants) - set(VARIANTS):
-        raise typer.BadParameter(f"--variant must be among {', '.join(VARIANTS)}, not {', '.join(unknown)}")
+    if unknown := set(variants) - set(VARIANTS) or set(splits) - set(TEST_SPLITS):
+        raise typer.BadParameter(f"--variant must be among {', '.join(VARIANTS)} and --split among "
+                                 f"{', '.join(TEST_SPLITS)}, not {', '.join(unknown)}")
     ws = Workspace(data_dir, cache_dir)
     ensure_benchmark(ws)
-    examples = {split: balanced_subset(load_split(ws.benchmark, split), limit) for split in splits}
+    # Both test splits are poisoned whichever run, so one poisoned index serves every --split choice.
+    examples = {split: balanced_subset(load_split(ws.benchmark, split), limit) for split in TEST_SPLITS}
     predicates = load_predicates(ws.data)
-    poisons = make_poisons([e for split in splits for e in examples[split]], predicates)
+    poisons = make_poisons([e for split in TEST_SPLITS for e in examples[split]], predicates)
     clean = ensure_retriever(ws, "bm25", DEFAULT_EMBEDDING_MODEL)
     with console.status(f"indexing the corpus with {len(poisons)} poison passages -> {ws.indexes / index_name}"):
         retrievers = {False: clean, True: build_poisoned_index(ws.indexes / "bm25", poisons, ws.indexes / index_name)}
@@ -373,6 +376,30 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
     headers, cells = attack_table(rows)
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, cells)
     (ws.runs / run_name / f"poison-{'-'.join(methods)}.md").write_text(markdown_table(headers, cells))
+
+
+@app.command("fault-proxy")
+def fault_proxy_command(upstream: Annotated[str, typer.Argument(help="The real server, e.g. http://127.0.0.1:8080.")],
+                        port: int = 8089, drop: float = 0.0, stall: float = 0.0, error_500: float = 0.0,
+                        throttle_429: float = 0.0, malformed: float = 0.0, stall_s: float = 5.0,
+                        retry_after_s: float = 0.5, seed: int = 0) -> None:
+    """Serve a proxy to an OpenAI-compatible server that fails on purpose at these rates (fault testing)."""
+    import signal
+
+    from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
+
+    proxy = FaultProxy(upstream, FaultConfig(drop=drop, stall=stall, error_500=error_500, throttle_429=throttle_429,
+                                             malformed=malformed, stall_s=stall_s, retry_after_s=retry_after_s,
+                                             seed=seed), port)
+    console.print(f"fault proxy on {proxy.url} -> {upstream}; Ctrl-C or SIGTERM prints what it did")
+    # A shell starts background jobs with SIGINT ignored; either signal ends the loop below.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.default_int_handler)
+    try:
+        proxy.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    print_table("Requests", ["Outcome", "Requests"], [[k, str(v)] for k, v in proxy.counts.most_common()])
 
 
 class _WithoutTrajectories:

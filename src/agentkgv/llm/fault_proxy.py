@@ -134,6 +134,9 @@ class FaultProxy:
                                    **(headers or {})}.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout) while the upstream worked: what a stall tests
 
         return Handler
