@@ -72,3 +72,12 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     # The lexical check never loads a model, so model options cannot make its runs differ.
     lexical = verdict_settings(run_config(None, "lexical"), "bm25", "m")
     assert "llm" not in lexical and lexical == verdict_settings(run_config(None, "lexical", adapter=Path("a")), "bm25", "m")
+
+
+def test_the_evidence_guard_is_pinned_only_when_on_so_older_logs_resume_with_it_off():
+    from agentkgv.cli import run_config, verdict_settings
+
+    on = run_config(None, "lexical")
+    off = on.model_copy(update={"evidence_guard": False})
+    assert on.evidence_guard and verdict_settings(on, "bm25", "m")["evidence_guard"] is True
+    assert "evidence_guard" not in verdict_settings(off, "bm25", "m")
