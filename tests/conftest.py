@@ -77,3 +77,16 @@ def small_bm25(small_passages, tmp_path_factory):
     from agentkgv.retrieval.bm25 import BM25Retriever
 
     return BM25Retriever.build(small_passages, tmp_path_factory.mktemp("bm25"))
+
+
+@pytest.fixture
+def lexical_cache(tmp_path, small_passages) -> Path:
+    """A cache folder with the small corpus and its BM25 index: all `verify --method lexical` needs."""
+    from agentkgv.data.jsonl import write_jsonl
+    from agentkgv.retrieval.bm25 import BM25Retriever
+
+    cache = tmp_path / "cache"
+    write_jsonl(cache / "corpus" / "passages.jsonl",
+                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
+    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+    return cache

@@ -93,7 +93,8 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     lexical = base.with_options(method="lexical").identity()
     assert "llm" not in lexical and lexical == base.with_options(method="lexical", adapter=Path("a")).identity()
     # The keys run logs written before the run config had a retriever section were pinned with.
-    assert set(lexical) == {"method", "summarizer", "summarizer_llm", "agent", "retriever", "embedding_model"}
+    old_keys = {"method", "summarizer", "summarizer_llm", "agent", "retriever", "embedding_model"}
+    assert set(lexical) == old_keys | {"evidence_guard"}
     assert (lexical["retriever"], lexical["embedding_model"]) == ("bm25", "m")
 
 
@@ -111,3 +112,12 @@ def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_pa
         return [(r["id"], r["verdict"], r["evidence"]) for r in map(json.loads, path.read_text().splitlines())]
 
     assert outcomes(outputs["ray"]) == outcomes(outputs["local"]) and len(outcomes(outputs["ray"])) == 3
+
+
+def test_the_evidence_guard_is_pinned_only_when_on_so_older_logs_resume_with_it_off():
+    from agentkgv.agent.run_config import RunConfig
+
+    on = RunConfig(method="lexical")
+    off = on.model_copy(update={"evidence_guard": False})
+    assert on.evidence_guard and on.identity()["evidence_guard"] is True
+    assert "evidence_guard" not in off.identity()

@@ -96,3 +96,56 @@ def test_json_schema_batch(base_url):
         assert completion.finish_reason == "stop", completion
         jsonschema.validate(json.loads(completion.text), SCHEMA)
         assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
+
+
+def _direct(url: str, max_retries: int):
+    from agentkgv.agent.baselines import DirectLLM
+
+    llm = OpenAILLM("smollm2", base_url=url, concurrency=2, timeout_s=60, max_retries=max_retries,
+                    schema_style="json_object")
+    return DirectLLM(llm, GenerationConfig(max_new_tokens=32), reasoning_chars=40)
+
+
+def _triples(n: int):
+    from agentkgv.data.records import LabeledTriple, Triple
+
+    cities = ["Paris", "Berlin", "Rome", "Madrid", "Vienna", "Lisbon", "Prague", "Oslo"]
+    return [LabeledTriple(f"t{i}", Triple(cities[i % 8], "capital of", f"country {i}")) for i in range(n)]
+
+
+def _ids(log: Path) -> list[str]:
+    return [json.loads(line)["id"] for line in log.read_text().splitlines()]
+
+
+def test_fault_run_through_a_flaky_server_loses_and_duplicates_nothing(base_url, tmp_path):
+    from agentkgv.eval.runner import errors_path, run_verifier
+    from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
+
+    items, log = _triples(8), tmp_path / "run.jsonl"
+    faults = FaultConfig(drop=0.1, error_500=0.1, throttle_429=0.1, malformed=0.1, retry_after_s=0.2, seed=3)
+    with FaultProxy(base_url.removesuffix("/v1"), faults) as proxy:
+        run_verifier(_direct(proxy.url + "/v1", max_retries=8), items, log, batch_size=4)
+    failed = errors_path(log).read_text().splitlines() if errors_path(log).exists() else []
+    # A triple whose calls failed on every retry is recorded, not lost; the run's resume would retry it.
+    assert sorted(_ids(log) + [json.loads(line)["id"] for line in failed]) == sorted(i.id for i in items)
+    assert len(set(_ids(log))) == len(_ids(log))
+    injected = sum(proxy.counts[fault] for fault in ("drop", "error_500", "throttle_429", "malformed"))
+    assert injected > 0 and proxy.counts["passed"] >= len(_ids(log))
+
+
+def test_a_server_that_always_fails_stops_no_run_and_a_resume_completes_it(base_url, tmp_path):
+    from agentkgv.eval.runner import errors_path, run_verifier
+    from agentkgv.llm.base import LLMError
+    from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
+
+    items, log = _triples(4), tmp_path / "run.jsonl"
+    with FaultProxy(base_url.removesuffix("/v1"), FaultConfig(throttle_429=1.0, retry_after_s=0.1)) as proxy:
+        assert run_verifier(_direct(proxy.url + "/v1", max_retries=1), items, log, batch_size=2) == []
+    assert proxy.counts["throttle_429"] >= 2 * len(items)  # each call tried twice: the client retried
+    assert sorted(json.loads(line)["id"] for line in errors_path(log).read_text().splitlines()) == sorted(
+        i.id for i in items)
+    with FaultProxy(base_url.removesuffix("/v1"), FaultConfig(malformed=1.0)) as proxy:
+        with pytest.raises(LLMError, match="malformed"):
+            _direct(proxy.url + "/v1", max_retries=1).verify(items[:1])
+    verdicts = run_verifier(_direct(base_url, max_retries=1), items, log, batch_size=2)
+    assert [v.id for v in verdicts] == [i.id for i in items] and sorted(_ids(log)) == sorted(i.id for i in items)

@@ -10,7 +10,8 @@ import pytest
 from agentkgv.agent.base import Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.runner import RunLocked, RunSettingsChanged, load_run, run_verifier
+from agentkgv.eval.runner import RunLocked, RunSettingsChanged, errors_path, load_run, run_verifier
+from agentkgv.llm.base import LLMError
 
 
 class CountingVerifier:
@@ -109,3 +110,44 @@ def test_a_resume_with_other_settings_is_refused_and_the_same_settings_resume(tm
         run_verifier(verifier, _items(4), log, batch_size=2, settings=other)
     assert verifier.calls == [] and log.read_bytes() == before
     assert len(run_verifier(verifier, _items(4), log, batch_size=2, settings=dict(trained))) == 4
+
+
+class FlakyVerifier(CountingVerifier):
+    """Its model fails, after every retry, on the triples named in `broken`."""
+
+    def __init__(self, broken: set[str]):
+        super().__init__()
+        self.broken = broken
+
+    def verify(self, items):
+        if self.broken & {i.id for i in items}:
+            raise LLMError("server answered 500 on every try")
+        return super().verify(items)
+
+
+def test_a_failing_triple_is_recorded_skipped_and_retried_on_resume(tmp_path):
+    log = tmp_path / "run.jsonl"
+    items = _items(8)
+    verdicts = run_verifier(FlakyVerifier({"t5"}), items, log, batch_size=4)
+    # The run went on: only t5 lacks a verdict, and its batch-mates kept theirs.
+    assert [v.id for v in verdicts] == [i.id for i in items if i.id != "t5"]
+    assert set(load_run(log)) == {i.id for i in items} - {"t5"}
+    errors = [json.loads(line) for line in errors_path(log).read_text().splitlines()]
+    assert [e["id"] for e in errors] == ["t5"] and "500" in errors[0]["error"]
+
+    healthy = CountingVerifier()
+    verdicts = run_verifier(healthy, items, log, batch_size=4)
+    assert healthy.calls == ["t5"]
+    ids = [json.loads(line)["id"] for line in log.read_text().splitlines()]
+    assert sorted(ids) == sorted(i.id for i in items) and [v.id for v in verdicts] == [i.id for i in items]
+
+
+def test_a_last_line_without_its_line_end_is_cut_even_when_it_parses(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run_verifier(CountingVerifier(), _items(3), log, batch_size=3)
+    log.write_bytes(log.read_bytes().rstrip(b"\n"))  # killed just before the newline
+    verifier = CountingVerifier()
+    run_verifier(verifier, _items(4), log, batch_size=3)
+    assert verifier.calls == ["t2", "t3"]
+    lines = log.read_text().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["t0", "t1", "t2", "t3"]

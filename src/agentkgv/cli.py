@@ -16,13 +16,13 @@ from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelO
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
 from agentkgv.data.errors import DataError
+from agentkgv.cli_bench import benches
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
                               show_index_report, show_recall, show_sft_data, show_sft_run, show_verdicts)
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
 from agentkgv.eval.runner import RunLocked, RunSettingsChanged
-from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow
 from agentkgv.llm.embedded import TRAINED_ADAPTER
 from agentkgv.paths import Workspace
@@ -31,6 +31,7 @@ from agentkgv.train.teacher import TeacherConfig, TeacherSample
 
 app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
+app.add_typer(benches)  # bench-summarizer, bench-poison and fault-proxy, in their own module
 
 
 def main() -> None:
@@ -151,16 +152,6 @@ def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
     queue = review or output.with_name(output.stem + ".review.csv")
     summary = write_report(verdicts, output, queue, review_below)
     console.print(f"{summary.triples} triples -> {output}; {summary.review} for review -> {queue}")
-
-
-@app.command("bench-summarizer")
-def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives to draw requests from.")] = 60,
-                             split: str = "test_long_tail", retriever: RetrieverOpt = None,
-                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """The LLM and extractive summarizers on the same retrieval results: cost and fact retention."""
-    run = RunConfig.load(config).with_options(retriever=retriever)
-    requests, rows = pipeline.bench_summarizer(Workspace(data_dir, cache_dir), run, split, count, HOOKS)
-    show(f"Summarizers on {requests} first-turn results holding the gold evidence ({split})", SummaryRow, rows)
 
 
 @app.command("bench-throughput")

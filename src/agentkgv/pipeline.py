@@ -29,8 +29,10 @@ from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
+from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
+                                  retrieved_share, run_attack)
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
-from agentkgv.eval.report import ResultRow, save_report
+from agentkgv.eval.report import ResultRow, markdown_table, save_report
 from agentkgv.eval.retrieval_bench import RecallRow, recall_at_k
 from agentkgv.eval.runner import Bar, no_bar, run_verifier
 from agentkgv.eval.subsets import balanced_subset
@@ -248,8 +250,12 @@ def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batc
     with open_verifier(ws, run, ray, hooks) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
         with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
-            return run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
-                                run.identity(opened.llm_name) | pinned_index)
+            verdicts = run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
+                                    run.identity(opened.llm_name) | pinned_index)
+    if len(verdicts) < len(items):
+        hooks.note(f"{len(items) - len(verdicts)} triples failed (the model server gave no answer); "
+                   "a rerun of the same command retries them")
+    return verdicts
 
 
 def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str | None = None,
@@ -335,3 +341,39 @@ def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: st
                              settings.seed)
     return train_grpo([e.as_labeled() for e in examples], retriever_for(ws, settings.run.retriever, hooks),
                       paraphrases(ws), ws.training / run_name, settings, threads)
+
+
+def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str], limit: int,
+                 variants: list[str], index_name: str, batch_size: int = 8, run_name: str = "poison",
+                 hooks: Hooks = SILENT) -> tuple[list[str], list[list[str]]]:
+    """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the BM25 index
+    (eval/poison.py); the table's (headers, rows), also written as Markdown beside the run logs."""
+    unknown = (set(variants) - set(VARIANTS)) | (set(splits) - set(TEST_SPLITS))
+    if unknown:
+        raise DataError("command line", f"variants are among {', '.join(VARIANTS)} and splits among "
+                                        f"{', '.join(TEST_SPLITS)}, not {', '.join(sorted(unknown))}")
+    ensure_benchmark(ws, hooks)
+    # Both test splits are poisoned whichever run, so one poisoned index serves every split choice.
+    examples = {split: split_examples(ws, split, limit) for split in TEST_SPLITS}
+    poisons = make_poisons([e for split in TEST_SPLITS for e in examples[split]], load_predicates(ws.data))
+    clean = retriever_for(ws, RetrieverConfig(), hooks)
+    with hooks.status(f"indexing the corpus with {len(poisons)} poison passages -> {ws.indexes / index_name}"):
+        retrievers = {False: clean, True: build_poisoned_index(ws.indexes / "bm25", poisons, ws.indexes / index_name)}
+    every = [e for split in splits for e in examples[split]]
+    hooks.note(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
+    table, rows, llm = paraphrases(ws), [], None
+    for method in methods:
+        config = run.with_options(method=method).with_trained_adapter()
+        llm = llm or load_llm(config)
+
+        def make(retriever: Retriever, guard: bool, config: RunConfig = config) -> tuple[Verifier, dict]:
+            chosen = config.model_copy(update={"evidence_guard": guard})
+            return build_verifier(chosen, retriever, table, llm), chosen.identity(llm.name if llm else None)
+
+        items = {split: [e.as_labeled() for e in examples[split]] for split in splits}
+        with hooks.bar(f"{method} under poisoned evidence", sum(map(len, items.values())) * (1 + len(variants))) as advance:
+            rows += run_attack(method, make, retrievers, items, {p.example_id: p.kind for p in poisons},
+                               ws.runs / run_name, variants, poison_digest(poisons), batch_size, advance)
+    headers, cells = attack_table(rows)
+    (ws.runs / run_name / f"poison-{'-'.join(methods)}.md").write_text(markdown_table(headers, cells))
+    return headers, cells

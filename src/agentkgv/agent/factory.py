@@ -13,6 +13,7 @@ from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, Summa
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.llm.factory import build_llm
 from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.guard import GuardedRetriever
 
 
 def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
@@ -25,6 +26,8 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
                    llm: LLM | None = None, policy: Policy | None = None) -> Verifier:
     """The method's verifier; `policy` chooses the AgentKGV agent's actions in place of its LLM (a teacher)."""
     a = config.agent
+    if config.evidence_guard:
+        retriever = GuardedRetriever(retriever)
     if policy is not None:
         return AgentKGV(None, retriever, build_summarizer(config, None), paraphrases, a, policy)
     if config.method == "lexical":

@@ -37,6 +37,9 @@ class RunConfig(Settings):
     summarizer_llm: LLMConfig | None = None
     agent: AgentConfig = Field(default_factory=AgentConfig)
     retriever: RetrieverConfig = Field(default_factory=RetrieverConfig)
+    # Withhold retrieved passages that address the verifier instead of stating facts (retrieval.guard); what
+    # it changes under poisoned evidence is in BENCHMARKS.md. Off reproduces runs from before it existed.
+    evidence_guard: bool = True
 
     def with_options(self, **options: object) -> RunConfig:
         """These settings with command-line options on top (names of OPTIONS); an option given as None
@@ -69,7 +72,9 @@ class RunConfig(Settings):
         model's name, when given, pins the adapter's content, not only its folder. The retriever's fields sit
         at the top level, where run logs written before the config had a retriever section keep them."""
         r = self.retriever
-        settings = {**self.model_dump(mode="json", exclude={"llm", "retriever"}), "retriever": r.kind,
+        # The guard is recorded only when on, so logs written before it existed resume with it switched off.
+        unpinned = {"llm", "retriever"} | (set() if self.evidence_guard else {"evidence_guard"})
+        settings = {**self.model_dump(mode="json", exclude=unpinned), "retriever": r.kind,
                     "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
         if self.method != "lexical":
             settings["llm"] = self.llm.identity() | ({"name": llm_name} if llm_name is not None else {})

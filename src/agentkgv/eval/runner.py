@@ -6,6 +6,10 @@ A lock file beside the log stops a second process from writing the same run: two
 run the same missing triples and append duplicates. The operating system drops the lock when its
 holder dies, so a crashed run never leaves it stale.
 
+A triple whose model calls still fail after the backend's retries (LLMError: a server down or answering
+garbage) gets no verdict: the failure is appended to `<log>.errors.jsonl` and the run goes on; the log
+holds verdicts only, so the next resume retries that triple.
+
 The settings that decide a verdict (model, adapter, prompts' knobs, retriever) are stored beside the log
 on its first write. A resume with different settings is refused: its verdicts would be mixed with those
 of another model under one name.
@@ -24,6 +28,7 @@ from filelock import FileLock, Timeout
 from agentkgv.agent.base import Verdict, Verifier
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple
+from agentkgv.llm.base import LLMError
 
 
 # Progress of a counted loop: `bar(description, total)` opens a bar and yields `advance(done)`; the CLI
@@ -47,8 +52,12 @@ def load_run(path: Path, repair: bool = False) -> dict[str, Verdict]:
         lines = handle.readlines()
     for number, raw in enumerate(lines, start=1):
         try:
+            if repair and not raw.endswith(b"\n"):
+                # Killed mid-write. Even a last line that happens to parse is cut: the next append would
+                # otherwise join it.
+                raise ValueError("no line end")
             verdict = Verdict.from_json(json.loads(raw))
-        except (json.JSONDecodeError, TypeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError) as error:
             if number == len(lines) and repair:
                 with path.open("r+b") as handle:
                     handle.truncate(good_bytes)
@@ -88,6 +97,22 @@ def check_settings(log_path: Path, settings: dict) -> None:
                                  "same ones, or start another run (--run-name, or another output file)")
 
 
+def errors_path(log_path: Path) -> Path:
+    return log_path.with_name(log_path.name + ".errors.jsonl")
+
+
+def _verify(verifier: Verifier, batch: list[LabeledTriple]) -> tuple[list[Verdict], list[tuple[str, str]]]:
+    """Verdicts for the batch, and (id, error) for each triple that fails alone: a failing batch is split
+    so one bad triple does not cost its neighbours their verdicts."""
+    try:
+        return verifier.verify(batch), []
+    except LLMError as error:
+        if len(batch) == 1:
+            return [], [(batch[0].id, str(error))]
+    halves = [_verify(verifier, part) for part in (batch[:len(batch) // 2], batch[len(batch) // 2:])]
+    return [v for verdicts, _ in halves for v in verdicts], [e for _, errors in halves for e in errors]
+
+
 def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[LabeledTriple]]:
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
@@ -95,8 +120,9 @@ def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[Labeled
 
 def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: Path, batch_size: int = 8,
                  on_batch: Callable[[int], None] = lambda done: None, settings: dict | None = None) -> list[Verdict]:
-    """Verdicts for `items` in their order, computing only those the log does not hold yet. With `settings`
-    (JSON-able), a resume must have the same ones as the log's first write."""
+    """Verdicts for `items` in their order, computing only those the log does not hold yet; a triple that
+    failed (see errors_path) is left out. With `settings` (JSON-able), a resume must have the same ones as
+    the log's first write."""
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):
         raise ValueError("triple ids must be unique within a run")
@@ -113,10 +139,14 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
         on_batch(len(items) - len(todo))
         with log_path.open("a", encoding="utf-8") as handle:
             for batch in _batches(todo, batch_size):
-                for verdict in verifier.verify(batch):
+                verdicts, errors = _verify(verifier, batch)
+                for verdict in verdicts:
                     handle.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
                     done[verdict.id] = verdict
                 handle.flush()
                 os.fsync(handle.fileno())
+                if errors:
+                    with errors_path(log_path).open("a", encoding="utf-8") as failed:
+                        failed.writelines(json.dumps({"id": i, "error": e}) + "\n" for i, e in errors)
                 on_batch(len(batch))
-    return [done[i] for i in ids]
+    return [done[i] for i in ids if i in done]

@@ -18,6 +18,11 @@ Schemas = JsonSchema | list[JsonSchema | None] | None
 FinishReason = Literal["stop", "length"]
 
 
+class LLMError(RuntimeError):
+    """A request that still failed after the backend's retries (a server down, overloaded or answering
+    garbage). Runs record the triple as failed and go on; a resume retries it."""
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationConfig:
     """temperature 0 means greedy decoding; otherwise sampling, reproducible when a seed is given."""

@@ -10,12 +10,13 @@ schema is asked for, so that is a setting:
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
+from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, LLMError, Prompt, Schemas, per_prompt
 
 SchemaStyle = Literal["json_schema", "json_object", "guided_json"]
 
@@ -37,8 +38,10 @@ class OpenAILLM:
 
         # Local servers ignore the key, but the client refuses to start without one.
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        # The client retries connection errors, 408/409/429 and 5xx with exponential backoff.
+        # The client retries connection errors, timeouts, 408/409/429 and 5xx with exponential backoff and
+        # honours Retry-After; a 200 whose body is not a completion it hands back as is, so _one retries those.
         self._client = OpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=max_retries)
+        self._max_retries = max_retries
         self._concurrency = concurrency
         self._schema_style = schema_style
         self.model = model
@@ -53,13 +56,27 @@ class OpenAILLM:
             return list(pool.map(lambda request: self._one(request[0], config, request[1]), zip(prompts, extras)))
 
     def _one(self, prompt: Prompt, config: GenerationConfig, extra: dict[str, Any]) -> Completion:
-        start = time.perf_counter()
-        response = self._client.chat.completions.create(
-            model=self.model, messages=prompt, max_tokens=config.max_new_tokens, temperature=config.temperature,
-            top_p=config.top_p, **extra)
-        choice, usage = response.choices[0], response.usage
-        return Completion(text=choice.message.content or "",
-                          prompt_tokens=usage.prompt_tokens if usage else 0,
-                          completion_tokens=usage.completion_tokens if usage else 0,
-                          latency_s=time.perf_counter() - start,
-                          finish_reason="length" if choice.finish_reason == "length" else "stop")
+        import openai
+
+        for attempt in itertools.count():
+            start = time.perf_counter()
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model, messages=prompt, max_tokens=config.max_new_tokens,
+                    temperature=config.temperature, top_p=config.top_p, **extra)
+                choice, usage = response.choices[0], response.usage
+                text = choice.message.content
+            except openai.APIStatusError as error:  # the client's retries are spent, or a 4xx no retry fixes
+                raise LLMError(f"{self.name}: HTTP {error.status_code}: {error.message}") from error
+            except openai.APIError as error:  # connection dropped or timed out on every try
+                raise LLMError(f"{self.name}: {type(error).__name__}: {error}") from error
+            except (ValueError, TypeError, AttributeError, IndexError) as error:
+                # A 200 whose body is not JSON (ValueError) or not a completion (missing fields).
+                if attempt == self._max_retries:
+                    raise LLMError(f"{self.name}: malformed response after {attempt + 1} tries: {error!r}") from error
+                time.sleep(min(8.0, 0.5 * 2 ** attempt))
+                continue
+            return Completion(text=text or "", prompt_tokens=usage.prompt_tokens if usage else 0,
+                              completion_tokens=usage.completion_tokens if usage else 0,
+                              latency_s=time.perf_counter() - start,
+                              finish_reason="length" if choice.finish_reason == "length" else "stop")

@@ -1,0 +1,55 @@
+"""Benchmark commands of the `agentkgv` command line: summarizers, poisoned evidence, and a model server that
+fails on purpose. `cli.py` adds them to its own commands."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agentkgv import pipeline
+from agentkgv.agent.run_config import RunConfig
+from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
+from agentkgv.display import HOOKS, print_table, show
+from agentkgv.eval.summary_bench import SummaryRow
+from agentkgv.llm.fault_proxy import FaultConfig, serve
+from agentkgv.paths import Workspace
+
+benches = typer.Typer()
+
+
+@benches.command("bench-summarizer")
+def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives to draw requests from.")] = 60,
+                             split: str = "test_long_tail", retriever: RetrieverOpt = None,
+                             config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """The LLM and extractive summarizers on the same retrieval results: cost and fact retention."""
+    run = RunConfig.load(config).with_options(retriever=retriever)
+    requests, rows = pipeline.bench_summarizer(Workspace(data_dir, cache_dir), run, split, count, HOOKS)
+    show(f"Summarizers on {requests} first-turn results holding the gold evidence ({split})", SummaryRow, rows)
+
+
+@benches.command("bench-poison")
+def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["lexical"],
+                         splits: Annotated[list[str], typer.Option("--split")] = list(pipeline.TEST_SPLITS),
+                         limit: Annotated[int, typer.Option(help="Fixed balanced subset of this many triples per split.")] = 40,
+                         variants: Annotated[list[str], typer.Option("--variant", help="clean, poisoned, clean+guard, poisoned+guard.")] = ["poisoned", "poisoned+guard"],
+                         index_name: Annotated[str, typer.Option(help="Index folder for the poisoned copy.")] = "bm25-poisoned",
+                         config: RunConfigOpt = None, batch_size: int = 8,
+                         run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "poison",
+                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the index."""
+    headers, rows = pipeline.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
+                                          limit, variants, index_name, batch_size, run_name, HOOKS)
+    print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
+
+
+@benches.command("fault-proxy")
+def fault_proxy_command(upstream: Annotated[str, typer.Argument(help="The real server, e.g. http://127.0.0.1:8080.")],
+                        port: int = 8089, drop: float = 0.0, stall: float = 0.0, error_500: float = 0.0,
+                        throttle_429: float = 0.0, malformed: float = 0.0, stall_s: float = 5.0,
+                        retry_after_s: float = 0.5, seed: int = 0) -> None:
+    """Serve a proxy to an OpenAI-compatible server that fails on purpose at these rates (fault testing)."""
+    counts = serve(upstream, FaultConfig(drop=drop, stall=stall, error_500=error_500, throttle_429=throttle_429,
+                                         malformed=malformed, stall_s=stall_s, retry_after_s=retry_after_s, seed=seed),
+                   port, HOOKS.note)
+    print_table("Requests", ["Outcome", "Requests"], [[k, str(v)] for k, v in counts.most_common()])

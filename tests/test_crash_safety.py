@@ -1,0 +1,64 @@
+"""A real `agentkgv verify` process killed with SIGKILL at random points, then rerun: the output must hold
+every input triple exactly once, each as a complete JSON line (BENCHMARKS.md, kill run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from agentkgv.data.jsonl import write_jsonl
+
+KILLS = 6
+TRIPLES = 1500
+
+
+def start_verify(graph, out, cache, data) -> subprocess.Popen:
+    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    # batch size 1: a verdict written (and fsynced) per triple, so the kills land among many writes.
+    return subprocess.Popen([sys.executable, "-m", "agentkgv", "verify", str(graph), "-o", str(out), "--method",
+                             "lexical", "--batch-size", "1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_path, data, small_passages,
+                                                                          lexical_cache):
+    cache = lexical_cache
+    graph = tmp_path / "graph.jsonl"
+    subjects = sorted({p.text.split(" ")[0] for p in small_passages})
+    write_jsonl(graph, ({"subject": f"{subjects[i % len(subjects)]} {i}", "predicate": "place of birth",
+                         "object": "Melbourne"} for i in range(TRIPLES)))
+    out = tmp_path / "verdicts.jsonl"
+    rng = random.Random(14)
+    sizes, torn = [], 0
+    for _ in range(KILLS):
+        before = out.stat().st_size if out.exists() else 0
+        process = start_verify(graph, out, cache, data.resolve())
+        # Wait until this run writes, then kill it a random moment later, mid-run.
+        while (out.stat().st_size if out.exists() else 0) <= before and process.poll() is None:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.3))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert process.returncode == -signal.SIGKILL, process.stderr.read()
+        sizes.append(out.stat().st_size)
+        torn += not out.read_bytes().endswith(b"\n")  # killed mid-line: the rerun must cut that line
+    lines = out.read_bytes().split(b"\n")
+    assert 0 < len(lines) - 1 < TRIPLES, "every kill must land before the run ends"
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1], "each rerun must add verdicts"
+
+    final = start_verify(graph, out, cache, data.resolve())
+    assert final.wait(timeout=300) == 0, final.stderr.read()
+    raw = out.read_bytes()
+    assert raw.endswith(b"\n")
+    records = [json.loads(line) for line in raw.decode().splitlines()]
+    ids = [r["id"] for r in records]
+    assert len(ids) == len(set(ids)) == TRIPLES
+    assert {r["triple"]["subject"] for r in records} == {f"{subjects[i % len(subjects)]} {i}" for i in range(TRIPLES)}
+    print(f"\nkill run: {KILLS} SIGKILLs at random points, {TRIPLES} triples -> {len(ids)} verdicts, "
+          f"{TRIPLES - len(set(ids))} lost, {len(ids) - len(set(ids))} duplicated, {torn} kills left a torn line")
