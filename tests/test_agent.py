@@ -138,15 +138,15 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
 
 
 def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
-    """After a search that shows no passage naming both, the agent may not answer yet: it must search a
-    combination-table query not asked before; after `false_needs_searches` searches "false" opens. Every
+    """With `false_needs_searches=2`, after a search that shows no passage naming both the agent may not
+    answer yet: it must search a combination-table query not asked before; then "false" opens. Every
     rewrite is a table query not asked yet, so no turn repeats a query."""
     from agentkgv.agent.combinations import compose_query
 
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     first = compose_query(unsupported.triple, "s,p,o")
     llm = ScriptedLLM([search(first), answer("false"), answer("false")])
-    verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, false_needs_searches=2).verify([unsupported])[0]
     rewrite = llm.schemas[1]
     assert set(options(rewrite)) == {"search"}
     offered = options(rewrite)["search"]["query"]["enum"]
@@ -157,10 +157,10 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     # One search is enough when a shown passage names both: the answer is open at once.
     llm = ScriptedLLM([search("Allan Peiper born Alexandra"), answer("true")])
-    assert make_agent(llm, small_bm25).verify([item()])[0].search_calls == 1
-    # Set to 1, the agent may judge "false" after its first miss.
+    assert make_agent(llm, small_bm25, false_needs_searches=2).verify([item()])[0].search_calls == 1
+    # By default (1) the agent may judge "false" after its first miss.
     llm = ScriptedLLM([search(first), answer("false")])
-    assert make_agent(llm, small_bm25, false_needs_searches=1).verify([unsupported])[0].search_calls == 1
+    assert make_agent(llm, small_bm25).verify([unsupported])[0].search_calls == 1
 
 
 @pytest.mark.parametrize("text,kind,verdict", [
