@@ -8,6 +8,7 @@ code silently.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -204,8 +205,11 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
 def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
     """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
     it must beat, on a fixed balanced sample of every evaluation split."""
-    return run_eval(ws, RunConfig().with_trained_adapter(), ["lexical", "agentkgv"], list(EVAL_SPLITS), limit,
-                    batch_size=16, run_name="demo", hooks=hooks)
+    run = RunConfig().with_trained_adapter()
+    # A demo resumes, but one whose settings changed (an upgrade) gets its own folder rather than a refusal.
+    digest = hashlib.sha256(run.model_dump_json().encode()).hexdigest()[:8]
+    return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=16,
+                    run_name=f"demo-{digest}", hooks=hooks)
 
 
 @dataclass
