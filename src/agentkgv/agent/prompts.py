@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from agentkgv.agent.combinations import COMBINATIONS, compose_query
+from agentkgv.agent.combinations import COMBINATIONS
 from agentkgv.agent.evidence_view import PassageView, view_passage
 from agentkgv.data.records import Triple
 from agentkgv.llm.base import Prompt
