@@ -220,14 +220,17 @@ class OpenVerifier:
 
 
 @contextmanager
-def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None,
-                  hooks: Hooks = SILENT) -> Iterator[OpenVerifier]:
-    """The run's verifier, in this process or, with `ray`, on a pool of Ray actors (eval/ray_runner.py)."""
+def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, hooks: Hooks = SILENT,
+                  retriever: Retriever | None = None) -> Iterator[OpenVerifier]:
+    """The run's verifier, in this process or, with `ray`, on a pool of Ray actors (eval/ray_runner.py).
+    `retriever`: the run's index already opened by the caller, so it is not loaded twice."""
     if ray is None:
         llm = load_llm(run)
-        yield OpenVerifier(verifier_for(run, ws, llm, hooks), llm.name if llm is not None else None, 1)
+        retriever = retriever or retriever_for(ws, run.retriever, hooks)
+        yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm), llm.name if llm else None, 1)
         return
-    retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
+    if retriever is None:
+        retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
     spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws))
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
@@ -243,15 +246,15 @@ def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batc
     if rejected:
         written = write_rejected(output, rejected)
         hooks.note(f"{len(rejected)} bad rows skipped (first: {rejected[0]}); all in {written}")
-    pinned_index = {}
+    pinned_index, retriever = {}, None
     if run.retriever.index is not None:
         # The index decides the retriever's kind, and the run pins its contents: a resume against an index
         # whose passages changed since is refused.
         index = open_index(ws, run.retriever.index)
         run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model)
-        pinned_index = {"index": index.identity()}
+        pinned_index, retriever = {"index": index.identity()}, index.retriever
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
-    with open_verifier(ws, run, ray, hooks) as opened:
+    with open_verifier(ws, run, ray, hooks, retriever) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
         with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
             verdicts = run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
