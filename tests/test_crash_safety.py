@@ -1,5 +1,6 @@
-"""A real `agentkgv verify` process killed with SIGKILL at random points, then rerun: the output must hold
-every input triple exactly once, each as a complete JSON line (BENCHMARKS.md, kill run)."""
+"""A real `agentkgv verify` process, local or driving a Ray cluster, killed with SIGKILL at random points, then
+rerun: the output must hold every input triple exactly once, each as a complete JSON line (BENCHMARKS.md, kill
+run)."""
 
 from __future__ import annotations
 
@@ -11,24 +12,30 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from agentkgv.data.jsonl import write_jsonl
 
-KILLS = 6
 TRIPLES = 1500
+# The Ray driver starts a local cluster on every run (seconds each), so it is killed fewer times. Ray's own
+# processes share the driver's fate (Linux parent-death signal), so killing the driver kills the whole run.
+MODES = {"local": ([], 6), "ray": (["--ray", "--workers", "2"], 3)}
 
 
-def start_verify(graph, out, cache, data) -> subprocess.Popen:
-    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+def start_verify(graph, out, cache, data, extra: list[str]) -> subprocess.Popen:
+    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": os.path.dirname(sys.executable)
+           + ":/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", ""), "RAY_USAGE_STATS_ENABLED": "0"}
     # batch size 1: a verdict written (and fsynced) per triple, so the kills land among many writes.
     return subprocess.Popen([sys.executable, "-m", "agentkgv", "verify", str(graph), "-o", str(out), "--method",
-                             "lexical", "--batch-size", "1"], env=env, stdout=subprocess.DEVNULL,
+                             "lexical", "--batch-size", "1", *extra], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
 
-def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_path, data, small_passages,
+@pytest.mark.parametrize("mode", MODES)
+def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(mode, tmp_path, data, small_passages,
                                                                           lexical_cache):
     cache = lexical_cache
+    extra, kills = MODES[mode]
     graph = tmp_path / "graph.jsonl"
     subjects = sorted({p.text.split(" ")[0] for p in small_passages})
     write_jsonl(graph, ({"subject": f"{subjects[i % len(subjects)]} {i}", "predicate": "place of birth",
@@ -36,9 +43,9 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_pa
     out = tmp_path / "verdicts.jsonl"
     rng = random.Random(14)
     sizes, torn = [], 0
-    for _ in range(KILLS):
+    for _ in range(kills):
         before = out.stat().st_size if out.exists() else 0
-        process = start_verify(graph, out, cache, data.resolve())
+        process = start_verify(graph, out, cache, data.resolve(), extra)
         # Wait until this run writes, then kill it a random moment later, mid-run.
         while (out.stat().st_size if out.exists() else 0) <= before and process.poll() is None:
             time.sleep(0.01)
@@ -52,7 +59,7 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_pa
     assert 0 < len(lines) - 1 < TRIPLES, "every kill must land before the run ends"
     assert sizes == sorted(sizes) and sizes[0] < sizes[-1], "each rerun must add verdicts"
 
-    final = start_verify(graph, out, cache, data.resolve())
+    final = start_verify(graph, out, cache, data.resolve(), extra)
     assert final.wait(timeout=300) == 0, final.stderr.read()
     raw = out.read_bytes()
     assert raw.endswith(b"\n")
@@ -60,5 +67,5 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(tmp_pa
     ids = [r["id"] for r in records]
     assert len(ids) == len(set(ids)) == TRIPLES
     assert {r["triple"]["subject"] for r in records} == {f"{subjects[i % len(subjects)]} {i}" for i in range(TRIPLES)}
-    print(f"\nkill run: {KILLS} SIGKILLs at random points, {TRIPLES} triples -> {len(ids)} verdicts, "
+    print(f"\nkill run ({mode}): {kills} SIGKILLs at random points, {TRIPLES} triples -> {len(ids)} verdicts, "
           f"{TRIPLES - len(set(ids))} lost, {len(ids) - len(set(ids))} duplicated, {torn} kills left a torn line")
