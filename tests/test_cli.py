@@ -59,11 +59,12 @@ def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, s
     assert len(ids) == 3 and len(set(ids)) == 3
 
 
-def test_verify_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
+def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
     from pathlib import Path
 
     from agentkgv.agent.run_config import RunConfig
     from agentkgv.llm.embedded import TRAINED_ADAPTER
+    from agentkgv.pipeline import method_runs
 
     def run(**options) -> RunConfig:
         return RunConfig.load(None).with_options(**options)
@@ -74,6 +75,11 @@ def test_verify_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_mod
     for other in (run(method="agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
                   run(method="agentkgv", backend="llamacpp"), run(method="lexical")):
         assert other.with_trained_adapter().llm.adapter is None
+    # eval: the agent trained unless --base-model, the baselines on the bare backbone as in the paper's table
+    methods = ["lexical", "direct", "agentkgv"]
+    assert [c.llm.adapter for c in method_runs(run(), methods, trained=True)] == [None, None, Path(TRAINED_ADAPTER)]
+    assert [c.llm.adapter for c in method_runs(run(), methods, trained=False)] == [None, None, None]
+    assert [c.method for c in method_runs(run(), methods, trained=True)] == methods
 
 
 def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():

@@ -101,12 +101,13 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                  label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
                  batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
-                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable."""
+                 base_model: BaseModelOpt = False, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable. The agent runs the
+    shipped trained adapter unless --base-model or --adapter; the baselines run the bare backbone."""
     run = RunConfig.load(config).with_options(backend=backend, model=model, adapter=adapter, summarizer=summarizer,
                                               retriever=retriever, embedding_model=embedding_model, cache=cache)
     show_eval(pipeline.run_eval(Workspace(data_dir, cache_dir), run, methods, splits, limit, label, batch_size,
-                                run_name, HOOKS))
+                                run_name, not base_model, HOOKS))
 
 
 @app.command()

@@ -178,19 +178,27 @@ class EvalResult:
     report: Path
 
 
+def method_runs(run: RunConfig, methods: list[str], trained: bool) -> list[RunConfig]:
+    """Each method's run config. With `trained`, the agent gets the shipped adapter (as `verify` runs it) and
+    the baselines keep the bare backbone, as in the paper's table."""
+    configs = [run.with_options(method=method) for method in methods]
+    return [config.with_trained_adapter() for config in configs] if trained else configs
+
+
 def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str], limit: int | None = None,
-             label: str | None = None, batch_size: int = 8, run_name: str = "eval",
+             label: str | None = None, batch_size: int = 8, run_name: str = "eval", trained: bool = True,
              hooks: Hooks = SILENT) -> EvalResult:
-    """Every method of `methods` (each the run config with that method) on every split; resumable. One LLM
-    is loaded and shared by every LLM method."""
+    """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
+    once and shared by the methods that run it."""
     ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
-    llm = None
+    llms: dict[str, LLM | None] = {}
     entrants = []
-    for method in methods:
-        config = run.with_options(method=method)
-        if llm is None:
-            llm = load_llm(config)
+    for method, config in zip(methods, method_runs(run, methods, trained)):
+        key = "" if config.method == "lexical" else config.llm.model_dump_json()
+        if key not in llms:
+            llms[key] = load_llm(config)
+        llm = llms[key]
         name = label if label and len(methods) == 1 else method
         entrants.append(Entrant(name, verifier_for(config, ws, llm, hooks),
                                 config.identity(llm.name if llm is not None else None)))
@@ -205,7 +213,7 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
 def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
     """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
     it must beat, on a fixed balanced sample of every evaluation split."""
-    run = RunConfig().with_trained_adapter()
+    run = RunConfig().with_trained_adapter()  # what the agent row runs, so the digest pins the adapter
     # A demo resumes, but one whose settings changed (an upgrade) gets its own folder rather than a refusal.
     digest = hashlib.sha256(run.model_dump_json().encode()).hexdigest()[:8]
     return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=16,

@@ -61,7 +61,7 @@ class RunConfig(Settings):
 
     def with_trained_adapter(self) -> RunConfig:
         """The embedded model with the shipped trained adapter, unless the run names its own model or
-        adapter: what `verify` and `demo` run by default, because it is the best verifier the project has."""
+        adapter: what `verify`, `eval` and `demo` run by default, because it is the best verifier the project has."""
         llm = self.llm
         if self.method != "agentkgv" or llm.backend != "transformers" or llm.model != DEFAULT_MODEL or llm.adapter:
             return self
