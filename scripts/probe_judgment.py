@@ -97,10 +97,13 @@ def features(llm: TransformersLLM, messages: list[dict], upto: str) -> tuple[dic
             "prompt_mean": np.stack([h[0, :n_prompt].mean(0).numpy() for h in states])}, p_true
 
 
+def probe(c: float):
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=2000))
+
+
 def probe_auc(x: np.ndarray, y: np.ndarray, c: float, seed: int) -> float:
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=2000))
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
-    return roc_auc_score(y, cross_val_predict(model, x, y, cv=folds, method="predict_proba")[:, 1])
+    return roc_auc_score(y, cross_val_predict(probe(c), x, y, cv=folds, method="predict_proba")[:, 1])
 
 
 def main(pairs: Path, adapter: Annotated[Optional[Path], typer.Option()] = None,
@@ -127,15 +130,13 @@ def main(pairs: Path, adapter: Annotated[Optional[Path], typer.Option()] = None,
     if run is None:
         return
     x_train = np.stack([r["decision"] for r in rows])
+    fitted = {layer: probe(c).fit(x_train[:, layer], y) for layer in layers}
     for split, states in logged_judgments(run).items():
         gold = np.array([s[2] for s in states])
         x = np.stack([features(llm, messages, upto)[0]["decision"] for messages, upto, _, _ in states])
         own = np.array([s[3] for s in states])
-        scores = []
-        for layer in layers:
-            probe = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=2000))
-            probe.fit(x_train[:, layer], y)
-            scores.append(f"L{layer}:{_auc_accuracy(gold, probe.predict_proba(x[:, layer])[:, 1])}")
+        scores = [f"L{layer}:{_auc_accuracy(gold, fitted[layer].predict_proba(x[:, layer])[:, 1])}"
+                  for layer in layers]
         print(f"{split}: {len(gold)} states, {gold.mean():.0%} true; AUC/accuracy of the model's own verdict "
               f"{_auc_accuracy(gold, own)}; of the probe at the decision token: " + " ".join(scores))
 

@@ -82,6 +82,25 @@ def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedde
     assert [c.method for c in method_runs(run(), methods, trained=True)] == methods
 
 
+def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeypatch):
+    """eval and bench-poison: the trained agent and a baseline in one call run different models."""
+    from agentkgv import pipeline
+    from agentkgv.agent.run_config import RunConfig
+
+    from agentkgv.llm.embedded import TRAINED_ADAPTER
+
+    loads = []
+
+    def load_llm(config):  # the real one's contract: no model for the lexical check
+        return None if config.method == "lexical" else loads.append(config.llm.adapter) or object()
+
+    monkeypatch.setattr(pipeline, "load_llm", load_llm)
+    configs = pipeline.method_runs(RunConfig(), ["lexical", "direct", "agentkgv", "single_rag"], trained=True)
+    lexical, direct, agent, rag = pipeline.shared_llms(configs)
+    assert lexical is None and direct is rag and agent is not direct
+    assert loads == [None, Path(TRAINED_ADAPTER)]
+
+
 def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     from pathlib import Path
 

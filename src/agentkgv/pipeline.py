@@ -44,7 +44,7 @@ from agentkgv.llm.factory import build_llm
 from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
-from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
+from agentkgv.retrieval.factory import RetrieverConfig, bm25_dir, build_retriever, load_retriever
 from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index
 from agentkgv.retrieval.user_index import index_dir as document_index_dir
 from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
@@ -152,8 +152,6 @@ def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT)
     try:
         return load_retriever(config, ws.indexes)
     except DataError:
-        if config.index is not None:
-            raise
         hooks.note(f"building the {config.kind} index (one time)")
         return build_index(ws, config, hooks).retriever
 
@@ -163,8 +161,22 @@ def load_llm(run: RunConfig) -> LLM | None:
     return None if run.method == "lexical" else build_llm(run.llm)
 
 
-def verifier_for(run: RunConfig, ws: Workspace, llm: LLM | None = None, hooks: Hooks = SILENT) -> Verifier:
-    return build_verifier(run, retriever_for(ws, run.retriever, hooks), paraphrases(ws), llm)
+def shared_llms(configs: list[RunConfig]) -> list[LLM | None]:
+    """Each run's model, every distinct model loaded once and shared by the runs that name it."""
+    keys = ["" if config.method == "lexical" else config.llm.model_dump_json() for config in configs]
+    loaded: dict[str, LLM | None] = {}
+    for key, config in zip(keys, configs):
+        if key not in loaded:
+            loaded[key] = load_llm(config)
+    return [loaded[key] for key in keys]
+
+
+def method_verifiers(ws: Workspace, configs: list[RunConfig], llms: list[LLM | None],
+                     hooks: Hooks = SILENT) -> list[Verifier]:
+    """Each config's verifier with its model. The configs of one eval differ in method and model only
+    (`method_runs`), so they share one index and one paraphrase table, each loaded once."""
+    retriever, table = retriever_for(ws, configs[0].retriever, hooks), paraphrases(ws)
+    return [build_verifier(config, retriever, table, llm) for config, llm in zip(configs, llms)]
 
 
 def split_examples(ws: Workspace, split: str, limit: int | None = None) -> list[Example]:
@@ -192,16 +204,12 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     once and shared by the methods that run it."""
     ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
-    llms: dict[str, LLM | None] = {}
+    configs = method_runs(run, methods, trained)
+    llms = shared_llms(configs)
     entrants = []
-    for method, config in zip(methods, method_runs(run, methods, trained)):
-        key = "" if config.method == "lexical" else config.llm.model_dump_json()
-        if key not in llms:
-            llms[key] = load_llm(config)
-        llm = llms[key]
+    for method, config, llm, verifier in zip(methods, configs, llms, method_verifiers(ws, configs, llms, hooks)):
         name = label if label and len(methods) == 1 else method
-        entrants.append(Entrant(name, verifier_for(config, ws, llm, hooks),
-                                config.identity(llm.name if llm is not None else None)))
+        entrants.append(Entrant(name, verifier, config.identity(llm.name if llm is not None else None)))
     rows, breakdown = evaluate(entrants, {split: split_examples(ws, split, limit) for split in splits}, out_dir,
                                batch_size, hooks.bar)
     name = label or "-".join(methods)
@@ -370,18 +378,19 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     ensure_benchmark(ws, hooks)
     # Both test splits are poisoned whichever run, so one poisoned index serves every split choice.
     examples = {split: split_examples(ws, split, limit) for split in TEST_SPLITS}
-    poisons = make_poisons([e for split in TEST_SPLITS for e in examples[split]], load_predicates(ws.data))
+    predicates = load_predicates(ws.data)
+    poisons = make_poisons([e for split in TEST_SPLITS for e in examples[split]], predicates)
     clean = retriever_for(ws, RetrieverConfig(), hooks)
     with hooks.status(f"indexing the corpus with {len(poisons)} poison passages -> {ws.indexes / index_name}"):
-        retrievers = {False: clean, True: build_poisoned_index(ws.indexes / "bm25", poisons, ws.indexes / index_name)}
+        retrievers = {False: clean, True: build_poisoned_index(bm25_dir(ws.indexes), poisons, ws.indexes / index_name)}
     every = [e for split in splits for e in examples[split]]
     hooks.note(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
-    table, rows, llm = paraphrases(ws), [], None
-    for method in methods:
-        config = run.with_options(method=method).with_trained_adapter()
-        llm = llm or load_llm(config)
+    table, rows = paraphrase_table(predicates), []
+    configs = method_runs(run, methods, trained=True)
+    for method, config, llm in zip(methods, configs, shared_llms(configs)):
 
-        def make(retriever: Retriever, guard: bool, config: RunConfig = config) -> tuple[Verifier, dict]:
+        def make(retriever: Retriever, guard: bool, config: RunConfig = config,
+                 llm: LLM | None = llm) -> tuple[Verifier, dict]:
             chosen = config.model_copy(update={"evidence_guard": guard})
             return build_verifier(chosen, retriever, table, llm), chosen.identity(llm.name if llm else None)
 

@@ -156,8 +156,8 @@ class AgentKGV:
             narrowed["verdicts"] = ["false"]
         if self._rewriting(trajectory):
             narrowed["queries"] = self._fresh_queries(trajectory)
-        return action_schema(c.reasoning_chars, c.query_chars, self._may_search(trajectory),
-                             self._may_answer(trajectory),
+        may_search = self._may_search(trajectory)
+        return action_schema(c.reasoning_chars, c.query_chars, may_search, self._may_answer(trajectory, may_search),
                              passages=len(trajectory.last_hits), max_cited=c.max_cited, **narrowed)
 
     def _unfounded(self, trajectory: Trajectory) -> bool:
@@ -192,14 +192,16 @@ class AgentKGV:
             return False
         return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
 
-    def _may_answer(self, trajectory: Trajectory) -> bool:
+    def _may_answer(self, trajectory: Trajectory, may_search: bool | None = None) -> bool:
+        """`may_search`: `_may_search(trajectory)` when the caller has it already."""
         c = self.config
         last_turn = len(trajectory.turns) + 1 >= c.max_turns
-        if last_turn or not self._may_search(trajectory):
+        if last_turn or not (self._may_search(trajectory) if may_search is None else may_search):
             return True
         if trajectory.searches < c.min_searches:
             return False
-        return not (self._unfounded(trajectory) and trajectory.searches < c.false_needs_searches)
+        # The cheap count first: reading every shown passage matters only while "false" is held back.
+        return not (trajectory.searches < c.false_needs_searches and self._unfounded(trajectory))
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:
