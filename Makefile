@@ -32,10 +32,11 @@ test: install-dev
 	$(BIN)/python -m pytest -q
 
 # Stage-1 training on the embedded model (BENCHMARKS.md has its cost): the privileged teacher's trajectories
-# over 4,400 training triples (under a minute, no LLM), every turn as an SFT pair, LoRA SFT with TRL, then the
-# full-split eval. The SFT step took 3.4 minutes on an H100; on this 2-core CPU it would take many hours.
+# over every training triple (5 minutes, no LLM), every turn as an SFT pair, LoRA SFT with TRL and the verdict's
+# tokens weighted, then the full-split eval. The SFT step took ~4 minutes on an H100; on this 2-core CPU it
+# would take many hours.
 sft: install
-	$(BIN)/agentkgv teacher --triples 4400 --policy privileged --run-name distill --batch-size 64
-	$(BIN)/agentkgv sft-data --run-name distill --turns all
-	$(BIN)/agentkgv sft --settings configs/sft_gpu_smollm2.toml --run-name distill
-	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/distill/model/adapter --label "+ SFT" --batch-size 64 --run-name sft-distill
+	$(BIN)/agentkgv teacher --triples 15256 --policy privileged --run-name distill-v3 --batch-size 64
+	$(BIN)/agentkgv sft-data --run-name distill-v3 --turns all
+	$(BIN)/agentkgv sft --settings configs/sft_gpu_smollm2.toml --run-name distill-v3
+	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/distill-v3/model/adapter --label "+ SFT" --batch-size 64 --run-name sft-v3

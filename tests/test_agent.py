@@ -224,6 +224,12 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.text.startswith("… ") and view.text.endswith(" …")
     assert "[O:Alexandra]" in view.text and "[S:Allan Peiper]" in view.text
     assert len(view.text.split()) <= 10 + 2 + 1  # the window, two ellipses, a mark joining two words
+    # A subject in the lead and its object 40 words on: half a window around each, both marked.
+    view = view_passage(f"Allan Peiper is a cyclist. {filler[:200]} He was born in Alexandra. {filler}",
+                        "Allan Peiper", "Alexandra", 10)
+    assert view.has_subject and view.has_object
+    assert view.text.startswith("[S:Allan Peiper]") and " … " in view.text and "[O:Alexandra]" in view.text
+    assert len(view.text.split()) <= 10 + 3 + 1
 
 
 @pytest.mark.parametrize("gap", [8, 9])

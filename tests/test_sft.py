@@ -215,3 +215,54 @@ def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
     assert [p.kind for p in build_examples([verdict], turns_taken="all", hinted=False)] == ["routing", "judgment"]
     with pytest.raises(ValueError, match="turns_taken"):
         build_examples([verdict], turns_taken="every")
+
+
+def test_decision_tokens_are_the_verdict_and_the_word_that_decides_it(tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    from agentkgv.agent.prompts import action_text
+    from agentkgv.train.sft_loss import decision_token_ids
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    ids = decision_token_ids(tokenizer)
+    true = action_text({"reasoning": "Passage 2 states Allan Peiper place of birth Alexandra.", "action": "answer",
+                        "evidence": [2], "verdict": "true"})
+    false = action_text({"reasoning": "Passage 2 names Alexandra but not as Allan Peiper's place of birth.",
+                         "action": "answer", "evidence": [2], "verdict": "false"})
+    unsettled = action_text({"reasoning": "No shown passage settles it; try s,p'.", "action": "search",
+                             "combination": "s,p'", "query": "Allan Peiper birthplace"})
+    # Both sides of each choice are weighted: citing a passage or not, then what it says or what to do.
+    for text, words in ((true, ["Pass", " states", "true"]), (false, ["Pass", " names", "false"]),
+                        (unsettled, ["No", " settles"])):
+        tokens = tokenizer.encode(text, add_special_tokens=False)
+        assert [tokenizer.decode([t]) for t in tokens if t in ids] == words
+
+
+def test_weighted_loss_is_the_plain_mean_at_weight_one_and_counts_decisions_more_above_it():
+    import torch
+    import torch.nn.functional as F
+
+    from agentkgv.train.sft_loss import IGNORED, weighted_token_loss
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 6, 11)
+    labels = torch.tensor([[IGNORED, IGNORED, 3, 7, 5, 2], [IGNORED, 4, 7, 1, IGNORED, IGNORED]])
+    plain = F.cross_entropy(logits[:, :-1].reshape(-1, 11), labels[:, 1:].reshape(-1), ignore_index=IGNORED)
+    assert torch.allclose(weighted_token_loss(logits, labels, [7], 1.0), plain)
+    # Token 7 stands at two kept positions of seven: weight 4 counts each of them four times.
+    per_token = F.cross_entropy(logits[:, :-1].reshape(-1, 11), labels[:, 1:].clamp(min=0).reshape(-1),
+                                reduction="none")
+    kept = (labels[:, 1:] != IGNORED).reshape(-1)
+    weights = torch.where(labels[:, 1:].reshape(-1) == 7, 4.0, 1.0) * kept
+    assert torch.allclose(weighted_token_loss(logits, labels, [7], 4.0), (per_token * weights).sum() / 13)
+    assert weights.sum() == 13
+
+
+def test_decision_weighted_sft_trains(tiny_model_dir, sft_dataset, tmp_path):
+    from agentkgv.train.sft import SFTSettings, train_sft
+
+    path, _ = sft_dataset
+    settings = SFTSettings(model=str(tiny_model_dir), dtype="float32", epochs=1, batch_size=5,
+                           gradient_accumulation_steps=1, logging_steps=1, learning_rate=1e-2, decision_weight=8)
+    summary = train_sft(path, tmp_path, settings)
+    assert summary["steps"] == 1 and summary["losses"][0]["loss"] > 0

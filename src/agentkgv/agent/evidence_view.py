@@ -2,8 +2,8 @@
 
 A 135M model reads a few hundred tokens well and a thousand badly, and string matching (is the subject
 here? the object?) is not what it should spend its capacity on. So each passage is cut to a window of
-`max_words` words around where the object (else the subject) is mentioned, and every mention is marked
-`[S:...]` or `[O:...]`. What is left to the model is the part string matching cannot judge: whether the
+`max_words` words around where the object (else the subject) is mentioned (two half windows when the
+subject stands too far from it), and every mention is marked `[S:...]` or `[O:...]`. What is left to the model is the part string matching cannot judge: whether the
 words between the marks state this relation.
 
 Matching is on folded words (case, accents and punctuation ignored, whole words only), as the lexical check
@@ -45,28 +45,62 @@ class PassageView:
     has_object: bool
 
 
+def _around(span: tuple[int, int], size: int, count: int) -> tuple[int, int]:
+    """A `size`-word range of a `count`-word text centred on `span`, kept inside the text."""
+    first = span[0] - (size - (span[1] - span[0] + 1)) // 2
+    first = max(0, min(first, count - size))
+    return first, first + size - 1
+
+
+def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], max_words: int,
+             count: int) -> list[tuple[int, int]]:
+    """The word ranges shown, `max_words` words in all: one window around the first object mention (else the
+    subject's), widened to the nearest subject mention when both fit in one; when they are further apart, half
+    a window around each, so a passage that names its subject in its lead and the object later still shows
+    both (the lexical check counts such a passage, and a single window dropped one of the two names)."""
+    if count <= max_words:
+        return [(0, count - 1)]
+    if not objects:
+        return [_around(subjects[0] if subjects else (0, 0), max_words, count)]
+    anchor = objects[0]
+    if not subjects:
+        return [_around(anchor, max_words, count)]
+    nearest = min(subjects, key=lambda s: abs(s[0] - anchor[0]))
+    low, high = min(anchor[0], nearest[0]), max(anchor[1], nearest[1])
+    if high - low < max_words:
+        return [_around((low, high), max_words, count)]
+    half = max_words // 2
+    first, second = sorted([_around(nearest, half, count), _around(anchor, max_words - half, count)])
+    return [first, second] if first[1] < second[0] else [(first[0], second[1])]
+
+
 def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageView:
-    """The window of the passage the model reads, with the subject's and object's mentions marked."""
+    """The window(s) of the passage the model reads, with the subject's and object's mentions marked."""
     words = _words(text)
     subjects, objects = mention_spans(words, subject), mention_spans(words, obj)
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)
-    if len(words) <= max_words:
-        first, last = 0, len(words) - 1
-    else:
-        # Centre on the first object mention; when the nearest subject mention fits beside it, centre on the
-        # span from one to the other instead, held so that both its ends stay inside the window.
-        anchor = objects[0][0] if objects else subjects[0][0] if subjects else 0
-        first = anchor - max_words // 2
-        if objects and subjects:
-            nearest = min(subjects, key=lambda s: abs(s[0] - anchor))
-            low, high = min(anchor, nearest[0]), max(objects[0][1], nearest[1])
-            if high - low < max_words:
-                first = min(max((low + high) // 2 - max_words // 2, high - max_words + 1), low)
-        first = max(0, min(first, len(words) - max_words))
-        last = first + max_words - 1
-    # Marks go on mentions inside the window; an object span wins over an overlapping subject span.
+    if not words:
+        return PassageView("", False, False)
+    ranges = _windows(subjects, objects, max_words, len(words))
+    shown, kinds = [], set()
+    for first, last in ranges:
+        piece, marked = _marked(text, words, first, last, subjects, objects)
+        shown.append(piece)
+        kinds |= marked
+    prefix = "… " if ranges[0][0] > 0 else ""
+    suffix = " …" if ranges[-1][1] < len(words) - 1 else ""
+    # A triple whose subject and object share a name (a city in its namesake province) has its subject
+    # wherever its object is marked.
+    same = folded_words(subject) == folded_words(obj)
+    return PassageView(prefix + " … ".join(shown) + suffix, "S" in kinds or (same and "O" in kinds), "O" in kinds)
+
+
+def _marked(text: str, words: list[tuple[int, int, str]], first: int, last: int, subjects: list[tuple[int, int]],
+            objects: list[tuple[int, int]]) -> tuple[str, set[str]]:
+    """Words first..last of `text` with the mentions inside them marked, and the kinds of mark placed."""
+    # An object span wins over an overlapping subject span.
     marks: dict[int, tuple[int, str]] = {}
     for kind, spans in (("S", subjects), ("O", objects)):
         for start, end in spans:
@@ -74,17 +108,10 @@ def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageVi
                 for other in [s for s in marks if s <= end and marks[s][0] >= start]:
                     del marks[other]
                 marks[start] = (end, kind)
-    pieces, cursor = [], words[first][0] if words else 0
+    pieces, cursor = [], words[first][0]
     for start in sorted(marks):
         end, kind = marks[start]
         pieces += [text[cursor:words[start][0]], f"[{kind}:{text[words[start][0]:words[end][1]]}]"]
         cursor = words[end][1]
-    pieces.append(text[cursor:words[last][1]] if words else "")
-    shown = " ".join("".join(pieces).split())
-    prefix = "… " if first > 0 else ""
-    suffix = " …" if words and last < len(words) - 1 else ""
-    kinds = {kind for _, kind in marks.values()}
-    # A triple whose subject and object share a name (a city in its namesake province) has its subject
-    # wherever its object is marked.
-    same = folded_words(subject) == folded_words(obj)
-    return PassageView(prefix + shown + suffix, "S" in kinds or (same and "O" in kinds), "O" in kinds)
+    pieces.append(text[cursor:words[last][1]])
+    return " ".join("".join(pieces).split()), {kind for _, kind in marks.values()}

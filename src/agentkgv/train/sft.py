@@ -18,6 +18,7 @@ from pydantic import Field
 
 from agentkgv.data.settings import Settings
 from agentkgv.memory import peak_memory_gib
+from agentkgv.train.sft_loss import decision_weighted
 
 ADAPTER_DIR = "adapter"
 
@@ -46,6 +47,8 @@ class SFTSettings(LoRASettings):
     save_steps: int = 25
     # A held-out share of the pairs (whole triples, never split across sides) scored once an epoch.
     eval_fraction: float = Field(0.0, ge=0.0, lt=0.5)
+    # How many times the verdict's tokens count in the loss (agentkgv.train.sft_loss); 1 is TRL's plain mean.
+    decision_weight: float = Field(1.0, ge=1.0)
     seed: int = 13
 
 
@@ -93,7 +96,7 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         warmup_steps=0.05, max_length=settings.max_length, completion_only_loss=True,
         gradient_checkpointing=settings.gradient_checkpointing, logging_steps=settings.logging_steps,
         save_steps=settings.save_steps, save_total_limit=2, seed=settings.seed, report_to="none",
-        eval_strategy="epoch" if held_out is not None else "no",
+        eval_strategy="epoch" if held_out is not None else "no", prediction_loss_only=True,
         use_cpu=not on_gpu, bf16=dtype == torch.bfloat16, dataloader_num_workers=0,
         # Padding within a batch is pure waste on a CPU: batch states of similar length together.
         train_sampling_strategy="group_by_length")
@@ -101,9 +104,12 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
                       target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
                       task_type="CAUSAL_LM")
     columns = ["id", "kind", "predicate_id"]
-    return SFTTrainer(model=model, args=config, train_dataset=dataset.remove_columns(columns),
-                      eval_dataset=held_out.remove_columns(columns) if held_out is not None else None,
-                      processing_class=tokenizer, peft_config=lora)
+    trainer, weighting = SFTTrainer, {}
+    if settings.decision_weight > 1:
+        trainer, weighting = decision_weighted(SFTTrainer), {"decision_weight": settings.decision_weight}
+    return trainer(model=model, args=config, train_dataset=dataset.remove_columns(columns),
+                   eval_dataset=held_out.remove_columns(columns) if held_out is not None else None,
+                   processing_class=tokenizer, peft_config=lora, **weighting)
 
 
 def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None) -> dict:
