@@ -3,8 +3,8 @@
 A 135M model reads a few hundred tokens well and a thousand badly, and string matching (is the subject
 here? the object?) is not what it should spend its capacity on. So each passage is cut to a window of
 `max_words` words around where the object (else the subject) is mentioned (two half windows when the
-subject stands too far from it), and every mention is marked `[S:...]` or `[O:...]`. What is left to the model is the part string matching cannot judge: whether the
-words between the marks state this relation.
+subject stands too far from it), and every mention is marked `[S:...]` or `[O:...]`. What is left to the
+model is the part string matching cannot judge: whether the words between the marks state this relation.
 
 Matching is on folded words (case, accents and punctuation ignored, whole words only), as the lexical check
 does, so `Ira` never matches inside `Iran`.

@@ -1,14 +1,16 @@
-"""The SFT loss with the verdict's tokens weighted up.
+"""The SFT loss with the decision's tokens weighted up.
 
-An action is ~45 tokens, nearly all formulaic (the JSON, the triple read back). The decision is in three
-places: the reasoning's first token ("Pass" of "Passage N ..." citing a passage, or "No" of "No shown
-passage ..."), the word after it (" states" for true; " names", " gives", " links" for false; " settles" to
-search on, " states" to answer false) and the verdict value. Every alternative at each place is weighted
-alike: weighting one side only ("No" but not "Pass", as a first run here did) teaches that side, and that
-run's student searched on and said false to 97% of the test triples. Under TRL's per-token mean the shipped adapter fit the formula
-to a held-out loss of 0.024 and never fit the decision: on its own training states its choice ranked true
-against false at AUC 0.54 (BENCHMARKS.md, Session 7). Weighting those tokens `weight` times makes the
-decision a real share of the loss without dropping the rest of the action, which the agent must still write.
+An action is ~45 tokens, nearly all formulaic (the JSON, the triple read back). Under TRL's per-token mean
+the session-5 adapter fit the formula to a held-out loss of 0.024 and never fit the decision: on its own
+training states its choice ranked true against false at AUC 0.54 (BENCHMARKS.md, Session 7).
+
+The decision sits in three places: the reasoning's first token ("Pass" of "Passage N ..." citing a passage,
+or "No" of "No shown passage ..."), the word after it (" states" for true; " names", " gives", " links" for
+false; " settles" to search on, " states" to answer false) and the verdict value. Counting those tokens
+`weight` times makes the decision a real share of the loss without dropping the rest of the action, which
+the agent must still write. Every alternative at each place is weighted alike: weighting one side only
+("No" but not "Pass", as a first run did) teaches that side, and that run's student searched on and said
+false to 97% of the test triples.
 """
 
 from __future__ import annotations
