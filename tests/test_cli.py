@@ -82,6 +82,23 @@ def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedde
     assert [c.method for c in method_runs(run(), methods, trained=True)] == methods
 
 
+def test_a_demo_with_new_shipped_weights_starts_its_own_run_folder(tmp_path):
+    """An upgrade that retrains the shipped adapter in place must not meet the old demo's pinned log (which
+    would refuse to resume): the folder name follows the weights, not only the settings."""
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import demo_run_name
+
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    (adapter / "adapter_model.safetensors").write_bytes(b"old weights")
+    run = RunConfig.load(None).with_options(method="agentkgv", adapter=adapter)
+    before = demo_run_name(run)
+    assert demo_run_name(run) == before  # the same demo resumes
+    (adapter / "adapter_model.safetensors").write_bytes(b"new weights")
+    assert demo_run_name(run) != before
+    assert demo_run_name(run.with_options(summarizer="llm")) != demo_run_name(run)
+
+
 def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeypatch):
     """eval and bench-poison: the trained agent and a baseline in one call run different models."""
     from agentkgv import pipeline

@@ -151,7 +151,7 @@ def test_lora_adapter_loads_through_factory(tiny_model_dir, tmp_path):
 def test_adapter_fingerprint_follows_the_weights_not_the_files_beside_them(tiny_model_dir, tmp_path):
     from peft import LoraConfig, get_peft_model
 
-    from agentkgv.llm.transformers_backend import adapter_fingerprint
+    from agentkgv.llm.embedded import adapter_fingerprint
 
     folder = tmp_path / "adapter"
     lora = LoraConfig(r=4, target_modules=["q_proj"], init_lora_weights=False)

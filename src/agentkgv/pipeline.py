@@ -40,6 +40,7 @@ from agentkgv.eval.subsets import balanced_subset
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow, measure_throughput
 from agentkgv.llm.base import LLM
+from agentkgv.llm.embedded import adapter_fingerprint, resolve_adapter
 from agentkgv.llm.factory import build_llm
 from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
@@ -218,14 +219,19 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     return EvalResult(rows, markdown)
 
 
+def demo_run_name(run: RunConfig) -> str:
+    """The demo's run folder: a demo resumes, but one whose settings or shipped weights changed (an upgrade)
+    gets its own folder rather than a refusal to resume."""
+    weights = adapter_fingerprint(resolve_adapter(run.llm.adapter)) if run.llm.adapter else ""
+    return "demo-" + hashlib.sha256((run.model_dump_json() + weights).encode()).hexdigest()[:8]
+
+
 def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
     """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
     it must beat, on a fixed balanced sample of every evaluation split."""
-    run = RunConfig().with_trained_adapter()  # what the agent row runs, so the digest pins the adapter
-    # A demo resumes, but one whose settings changed (an upgrade) gets its own folder rather than a refusal.
-    digest = hashlib.sha256(run.model_dump_json().encode()).hexdigest()[:8]
+    run = RunConfig().with_trained_adapter()  # what the agent row runs
     return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=16,
-                    run_name=f"demo-{digest}", hooks=hooks)
+                    run_name=demo_run_name(run), hooks=hooks)
 
 
 @dataclass

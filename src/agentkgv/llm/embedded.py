@@ -7,6 +7,8 @@ folder in the cache, which loads in about a second, takes LoRA adapters, and is 
 
 from __future__ import annotations
 
+import hashlib
+
 import importlib.util
 import shutil
 import tempfile
@@ -50,6 +52,17 @@ def resolve_model_path(model: str) -> str:
     """What transformers should load: `smollm2` is the converted embedded model, anything else a folder or
     hub name. Training starts from the same path."""
     return str(transformers_dir()) if model == DEFAULT_MODEL else model
+
+
+def adapter_fingerprint(adapter: Path) -> str:
+    # Retraining writes a new adapter to the same folder; hashing its files keeps cached answers of the
+    # old weights from being served for the new ones. Only the files PEFT loads count, so editing a model
+    # card or a saved tokenizer beside them does not turn every cached answer and pinned run stale.
+    digest = hashlib.sha256()
+    for path in sorted(adapter.glob("adapter_*")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def resolve_adapter(adapter: Path) -> Path:

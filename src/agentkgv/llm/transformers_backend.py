@@ -8,7 +8,6 @@ temperature and top-p, so sampling only ever chooses among allowed tokens.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorLis
 from transformers import GenerationConfig as HFGenerationConfig
 
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
-from agentkgv.llm.embedded import DEFAULT_MODEL, resolve_adapter, resolve_model_path
+from agentkgv.llm.embedded import DEFAULT_MODEL, adapter_fingerprint, resolve_adapter, resolve_model_path
 
 # Enough to hold every spelling of both verdicts that the schema mask leaves open at the verdict step.
 TOP_ALTERNATIVES = 8
@@ -37,17 +36,6 @@ def torch_dtype(name: str) -> torch.dtype:
     if name == "auto":
         return torch.bfloat16 if native_bf16() else torch.float32
     return getattr(torch, name)
-
-
-def adapter_fingerprint(adapter: Path) -> str:
-    # Retraining writes a new adapter to the same folder; hashing its files keeps cached answers of the
-    # old weights from being served for the new ones. Only the files PEFT loads count, so editing a model
-    # card or a saved tokenizer beside them does not turn every cached answer and pinned run stale.
-    digest = hashlib.sha256()
-    for path in sorted(adapter.glob("adapter_*")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
 
 
 def load_base_model(model: str, dtype: str = "auto") -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
