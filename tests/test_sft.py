@@ -258,11 +258,23 @@ def test_weighted_loss_is_the_plain_mean_at_weight_one_and_counts_decisions_more
     assert weights.sum() == 13
 
 
-def test_decision_weighted_sft_trains(tiny_model_dir, sft_dataset, tmp_path):
-    from agentkgv.train.sft import SFTSettings, train_sft
+def test_decision_weighted_sft_uses_the_weighted_loss_and_trains(tiny_model_dir, sft_dataset, tmp_path):
+    import torch
+
+    from agentkgv.train.sft import SFTSettings, build_trainer, train_sft
+    from agentkgv.train.sft_loss import weighted_token_loss
 
     path, _ = sft_dataset
-    settings = SFTSettings(model=str(tiny_model_dir), dtype="float32", epochs=1, batch_size=5,
+    settings = SFTSettings(model=str(tiny_model_dir), dtype="float32", epochs=1, batch_size=5, lora_dropout=0.0,
                            gradient_accumulation_steps=1, logging_steps=1, learning_rate=1e-2, decision_weight=8)
-    summary = train_sft(path, tmp_path, settings)
+    trainer = build_trainer(path, tmp_path / "built", settings)
+    batch = trainer._prepare_inputs(next(iter(trainer.get_train_dataloader())))
+    trainer.model.eval()
+    with torch.no_grad():
+        logits = trainer.model(**{k: v for k, v in batch.items() if k != "labels"}).logits
+        expected = weighted_token_loss(logits, batch["labels"], trainer.decision_ids, 8)
+        plain = weighted_token_loss(logits, batch["labels"], trainer.decision_ids, 1)
+        assert torch.allclose(trainer.compute_loss(trainer.model, dict(batch)), expected)
+    assert not torch.allclose(expected, plain)  # the batch holds decision tokens, so the weight shows
+    summary = train_sft(path, tmp_path / "trained", settings)
     assert summary["steps"] == 1 and summary["losses"][0]["loss"] > 0

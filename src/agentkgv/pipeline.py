@@ -229,7 +229,7 @@ def demo_run_name(run: RunConfig) -> str:
 def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
     """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
     it must beat, on a fixed balanced sample of every evaluation split."""
-    run = RunConfig().with_trained_adapter()  # what the agent row runs
+    run = RunConfig().with_trained_adapter()
     return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=16,
                     run_name=demo_run_name(run), hooks=hooks)
 

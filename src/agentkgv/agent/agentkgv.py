@@ -31,8 +31,9 @@ class AgentConfig(Settings):
     top_k: int = Field(5, ge=1)
     reasoning_chars: int = 120
     query_chars: int = 100
-    # Words of each passage the agent reads, windowed around the triple's mentions (evidence_view).
-    max_passage_words: int = 26
+    # Words of each passage the agent reads, windowed around the triple's mentions (evidence_view); at least
+    # 2, since a subject far from its object gets half of them.
+    max_passage_words: int = Field(26, ge=2)
     # Passages an answer may cite.
     max_cited: int = Field(2, ge=1)
     max_new_tokens: int = 120

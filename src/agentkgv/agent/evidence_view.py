@@ -55,7 +55,7 @@ def _around(span: tuple[int, int], size: int, count: int) -> tuple[int, int]:
 def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], max_words: int,
              count: int) -> list[tuple[int, int]]:
     """The word ranges shown, `max_words` words in all: one window around the first object mention (else the
-    subject's), widened to the nearest subject mention when both fit in one; when they are further apart, half
+    subject's), re-centred on the span to the nearest subject mention when both fit in one; when they are further apart, half
     a window around each, so a passage that names its subject in its lead and the object later still shows
     both (the lexical check counts such a passage, and a single window dropped one of the two names)."""
     if count <= max_words:

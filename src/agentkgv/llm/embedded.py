@@ -8,7 +8,6 @@ folder in the cache, which loads in about a second, takes LoRA adapters, and is 
 from __future__ import annotations
 
 import hashlib
-
 import importlib.util
 import shutil
 import tempfile
@@ -20,7 +19,7 @@ DEFAULT_MODEL = "smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONVERTED_NAME = "smollm2-135m-instruct"
 # The project's best trained verifier for the embedded model: a LoRA adapter shipped inside the package
-# (6.5 MB), since nothing may be downloaded at run time and training it takes hours on a CPU. Its model
+# (19.6 MB), since nothing may be downloaded at run time and training it takes hours on a CPU. Its model
 # card (README.md in the folder) says how it was trained and what it scores.
 TRAINED_ADAPTER = "agentkgv-smollm2"
 

@@ -47,7 +47,8 @@ class SFTSettings(LoRASettings):
     save_steps: int = 25
     # A held-out share of the pairs (whole triples, never split across sides) scored once an epoch.
     eval_fraction: float = Field(0.0, ge=0.0, lt=0.5)
-    # How many times the verdict's tokens count in the loss (agentkgv.train.sft_loss); 1 is TRL's plain mean.
+    # How many times the decision's tokens count in the loss (agentkgv.train.sft_loss); 1 is TRL's plain mean.
+    # Above 1 the held-out loss is the weighted one too, so it does not compare with a plain run's.
     decision_weight: float = Field(1.0, ge=1.0)
     seed: int = 13
 
@@ -96,6 +97,7 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         warmup_steps=0.05, max_length=settings.max_length, completion_only_loss=True,
         gradient_checkpointing=settings.gradient_checkpointing, logging_steps=settings.logging_steps,
         save_steps=settings.save_steps, save_total_limit=2, seed=settings.seed, report_to="none",
+        # The held-out pass needs only its loss; keeping its logits would hold length x vocabulary floats.
         eval_strategy="epoch" if held_out is not None else "no", prediction_loss_only=True,
         use_cpu=not on_gpu, bf16=dtype == torch.bfloat16, dataloader_num_workers=0,
         # Padding within a batch is pure waste on a CPU: batch states of similar length together.

@@ -8,7 +8,9 @@ The decision sits in three places: the reasoning's first token ("Pass" of "Passa
 or "No" of "No shown passage ..."), the word after it (" states" for true; " names", " gives", " links" for
 false; " settles" to search on, " states" to answer false) and the verdict value. Counting those tokens
 `weight` times makes the decision a real share of the loss without dropping the rest of the action, which
-the agent must still write. Every alternative at each place is weighted alike: weighting one side only
+the agent must still write. The tokens are matched by id wherever they stand in the action, so a name or
+query holding one ("No Doubt") is weighted too: a little noise, which a position rule would avoid at the
+cost of parsing the action. Every alternative at each place is weighted alike: weighting one side only
 ("No" but not "Pass", as a first run did) teaches that side, and that run's student searched on and said
 false to 97% of the test triples.
 """
