@@ -16,6 +16,7 @@ logged, with its confidence).
 
     python scripts/probe_judgment.py .cache/train/distill-v2/sft.jsonl --adapter .cache/train/distill/model/adapter \
         --run .cache/runs/i11-view
+    python scripts/probe_judgment.py .cache/train/distill-v3/sft.jsonl --adapter agentkgv-smollm2 --held-out 0.05 --no-probes
 
 A probe is a lower bound on what training the top layers could reach, and a cheap one: forward passes only.
 """
@@ -38,6 +39,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from agentkgv.llm.transformers_backend import TransformersLLM
+from agentkgv.train.sft import SFTSettings, held_out_triples, pair_triple
 
 PASSAGE = re.compile(r'<passage id="\d+"[^>]*>(.*?)</passage>', re.S)
 DECISION = '{"reasoning": "Passage '
@@ -45,9 +47,13 @@ DECISION = '{"reasoning": "Passage '
 DECISION_WORDS = (" states", " names", " gives", " links")
 
 
-def both_marked_judgments(pairs: Path, per_class: int, seed: int) -> list[tuple[dict, int]]:
-    """A seeded balanced draw of (SFT pair, 1 if its verdict is true) among the both-marked judgment states."""
+def both_marked_judgments(pairs: Path, per_class: int, seed: int,
+                          only: set[str] | None = None) -> list[tuple[dict, int]]:
+    """A seeded draw of (SFT pair, 1 if its verdict is true) among the both-marked judgment states, at most
+    `per_class` of each verdict; with `only`, just the pairs of those training triples."""
     rows = [json.loads(line) for line in pairs.open() if '"judgment"' in line]
+    if only is not None:
+        rows = [row for row in rows if pair_triple(row["id"]) in only]
     chosen: dict[int, list[tuple[dict, int]]] = {0: [], 1: []}
     for row in rows:
         answer = row["completion"][0]["content"]
@@ -108,9 +114,16 @@ def probe_auc(x: np.ndarray, y: np.ndarray, c: float, seed: int) -> float:
 
 def main(pairs: Path, adapter: Annotated[Optional[Path], typer.Option()] = None,
          run: Annotated[Optional[Path], typer.Option()] = None, per_class: int = 350, c: float = 0.01,
-         threads: int = 2, seed: int = 0) -> None:
+         threads: int = 2, seed: int = 0,
+         held_out: Annotated[float, typer.Option(help="Only the triples `agentkgv sft` held out with this "
+                                                       "eval_fraction (and the default seed).")] = 0.0,
+         probes: Annotated[bool, typer.Option(help="Fit the hidden-state probes.")] = True) -> None:
     torch.set_num_threads(threads)
-    draw = both_marked_judgments(pairs, per_class, seed)
+    only = None
+    if held_out:
+        # The held-out slice `agentkgv sft` scored: never trained on, drawn from the same teacher.
+        only = held_out_triples([json.loads(line)["id"] for line in pairs.open()], held_out, SFTSettings().seed)
+    draw = both_marked_judgments(pairs, per_class, seed, only)
     llm = TransformersLLM.load(adapter=adapter, dtype="float32")
     rows, own = [], []
     for i, (row, _) in enumerate(draw):
@@ -122,7 +135,11 @@ def main(pairs: Path, adapter: Annotated[Optional[Path], typer.Option()] = None,
             print(f"{i}/{len(draw)} states", flush=True)
     y = np.array([label for _, label in draw])
     print(f"{len(y)} both-marked judgment states, {y.mean():.0%} true; the model's own decision AUC "
-          f"{roc_auc_score(y, own):.2f}; probe AUC by layer (5-fold CV):")
+          f"{roc_auc_score(y, own):.2f}, accuracy of its greedy choice "
+          f"{np.mean((np.array(own) >= 0.5) == y):.2f}")
+    if not probes:
+        return
+    print("probe AUC by layer (5-fold CV):")
     layers = range(0, rows[0]["decision"].shape[0], 3)
     for place in rows[0]:
         x = np.stack([r[place] for r in rows])
