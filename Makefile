@@ -33,7 +33,7 @@ test: install-dev
 
 # Stage-1 training on the embedded model (BENCHMARKS.md has its cost): the privileged teacher's trajectories
 # over every training triple (5 minutes, no LLM), every turn as an SFT pair, LoRA SFT with TRL and the decision's
-# tokens weighted, then the full-split eval. The SFT step took ~4 minutes on an H100; on this 2-core CPU it
+# tokens weighted, then the full-split eval. The SFT step took 4–6 minutes on an H100; on this 2-core CPU it
 # would take many hours.
 sft: install
 	$(BIN)/agentkgv teacher --triples 15256 --policy privileged --run-name distill-v3 --batch-size 64

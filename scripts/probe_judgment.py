@@ -47,12 +47,15 @@ DECISION = '{"reasoning": "Passage '
 DECISION_WORDS = (" states", " names", " gives", " links")
 
 
-def both_marked_judgments(pairs: Path, per_class: int, seed: int,
-                          only: set[str] | None = None) -> list[tuple[dict, int]]:
+def both_marked_judgments(pairs: Path, per_class: int, seed: int, held_out: float = 0.0) -> list[tuple[dict, int]]:
     """A seeded draw of (SFT pair, 1 if its verdict is true) among the both-marked judgment states, at most
-    `per_class` of each verdict; with `only`, just the pairs of those training triples."""
+    `per_class` of each verdict; with `held_out`, just the pairs of the triples `agentkgv sft` holds out with
+    that eval_fraction (and the default seed)."""
     rows = [json.loads(line) for line in pairs.open() if '"judgment"' in line]
-    if only is not None:
+    if held_out:
+        # Every kept trajectory ends in one judgment, so these rows name the same triples as all the pairs
+        # `agentkgv sft` draws its held-out slice from.
+        only = held_out_triples([row["id"] for row in rows], held_out, SFTSettings().seed)
         rows = [row for row in rows if pair_triple(row["id"]) in only]
     chosen: dict[int, list[tuple[dict, int]]] = {0: [], 1: []}
     for row in rows:
@@ -119,11 +122,7 @@ def main(pairs: Path, adapter: Annotated[Optional[Path], typer.Option()] = None,
                                                        "eval_fraction (and the default seed).")] = 0.0,
          probes: Annotated[bool, typer.Option(help="Fit the hidden-state probes.")] = True) -> None:
     torch.set_num_threads(threads)
-    only = None
-    if held_out:
-        # The held-out slice `agentkgv sft` scored: never trained on, drawn from the same teacher.
-        only = held_out_triples([json.loads(line)["id"] for line in pairs.open()], held_out, SFTSettings().seed)
-    draw = both_marked_judgments(pairs, per_class, seed, only)
+    draw = both_marked_judgments(pairs, per_class, seed, held_out)
     llm = TransformersLLM.load(adapter=adapter, dtype="float32")
     rows, own = [], []
     for i, (row, _) in enumerate(draw):

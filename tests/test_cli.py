@@ -103,7 +103,6 @@ def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeyp
     """eval and bench-poison: the trained agent and a baseline in one call run different models."""
     from agentkgv import pipeline
     from agentkgv.agent.run_config import RunConfig
-
     from agentkgv.llm.embedded import TRAINED_ADAPTER
 
     loads = []

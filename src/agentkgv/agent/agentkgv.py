@@ -107,7 +107,8 @@ class AgentKGV:
         teacher = c.teacher_prompt and not student
         # The hint comes with the turns that may judge: a search turn needs no label, and seeing it there
         # only tempts the teacher to state the verdict before it has the evidence.
-        hint = trajectory.item.label if c.gold_hint and not student and self._may_answer(trajectory) else None
+        judging = c.gold_hint and not student and self._may_answer(trajectory, self._may_search(trajectory))
+        hint = trajectory.item.label if judging else None
         if c.gold_hint and trajectory.item.label is None:
             raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
         return agent_state(trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1, c.max_turns,
@@ -193,11 +194,11 @@ class AgentKGV:
             return False
         return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
 
-    def _may_answer(self, trajectory: Trajectory, may_search: bool | None = None) -> bool:
-        """`may_search`: `_may_search(trajectory)` when the caller has it already."""
+    def _may_answer(self, trajectory: Trajectory, may_search: bool) -> bool:
+        """`may_search`: `_may_search(trajectory)`, which the caller has already computed."""
         c = self.config
         last_turn = len(trajectory.turns) + 1 >= c.max_turns
-        if last_turn or not (self._may_search(trajectory) if may_search is None else may_search):
+        if last_turn or not may_search:
             return True
         if trajectory.searches < c.min_searches:
             return False
