@@ -172,7 +172,35 @@ def test_lora_sft_trains_saves_a_loadable_adapter_and_resumes(tiny_model_dir, sf
     assert "+adapter@" in adapted.name
 
 
-@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_cpu_long.toml", "sft_gpu_7b.toml", "sft_gpu_smollm2.toml"])
+def test_continued_sft_trains_only_the_chosen_layers_of_the_given_adapter_on_the_chosen_pairs(
+        tiny_model_dir, sft_dataset, tmp_path):
+    """The CPU recipe: an adapter continued on judgment pairs only, a draw of them, its lower layer frozen."""
+    import torch
+    from safetensors.torch import load_file
+
+    from agentkgv.train.sft import SFTSettings, build_trainer, train_sft
+
+    path, examples = sft_dataset
+    base = SFTSettings(model=str(tiny_model_dir), dtype="float32", epochs=1, batch_size=2, lora_dropout=0.0,
+                       gradient_accumulation_steps=1,
+                       save_steps=100, logging_steps=1, learning_rate=1e-2)
+    first = train_sft(path, tmp_path / "first", base)
+    settings = base.model_copy(update={"init_adapter": first["adapter"], "layers_to_transform": [1],
+                                       "kinds": ["judgment"], "max_pairs": 2, "batch_size": 1})
+    assert sum(e.kind == "judgment" for e in examples) == 2 < len(examples)
+    assert len(build_trainer(path, tmp_path / "built", settings).train_dataset) == 2
+    assert len(build_trainer(path, tmp_path / "drawn", settings.model_copy(update={"max_pairs": 1})).train_dataset) == 1
+    continued = train_sft(path, tmp_path / "continued", settings)
+    before, after = (load_file(f"{folder}/adapter_model.safetensors") for folder in (first["adapter"], continued["adapter"]))
+    assert before.keys() == after.keys()
+    moved = {name for name in before if not torch.equal(before[name], after[name])}
+    # Layer 1's LoRA moves (the first step is warm-up at rate 0, the second is not); layer 0's stays as it was.
+    assert moved and all(".layers.1." in name for name in moved)
+    assert any(".layers.0." in name for name in before)
+
+
+@pytest.mark.parametrize("name", ["sft_cpu.toml", "sft_cpu_long.toml", "sft_cpu_smollm2.toml", "sft_gpu_7b.toml",
+                                  "sft_gpu_smollm2.toml"])
 def test_shipped_sft_configs_load(name):
     from pathlib import Path
 

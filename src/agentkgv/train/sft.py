@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
+from agentkgv.data.errors import DataError
 from agentkgv.data.settings import Settings
 from agentkgv.memory import peak_memory_gib
 from agentkgv.train.sft_loss import decision_weighted
@@ -35,7 +37,11 @@ class SFTSettings(LoRASettings):
     model: str = Field("smollm2", description="'smollm2' (embedded), a transformers folder or hub name")
     dtype: Literal["auto", "float32", "bfloat16"] = "auto"
     lora_dropout: float = 0.05
-    # LoRA on the top layers only: the backward pass then stops there, which roughly halves a CPU step.
+    # Continue this adapter (a folder, or the shipped `agentkgv-smollm2`) instead of starting a fresh LoRA;
+    # its own LoRA shape then holds and the LoRA fields above are not used.
+    init_adapter: str | None = None
+    # Train these layers only (a fresh LoRA goes on them alone; a continued adapter keeps the rest frozen):
+    # the backward pass then stops at the lowest, which roughly halves a CPU step for the top third.
     layers_to_transform: list[int] | None = None
     epochs: float = 2.0
     learning_rate: float = 2e-4
@@ -45,6 +51,10 @@ class SFTSettings(LoRASettings):
     gradient_checkpointing: bool = False
     logging_steps: int = 5
     save_steps: int = 25
+    # Train on these kinds of pair only ("routing", "search", "judgment"; all when unset), and on a seeded
+    # draw of at most `max_pairs` of them: what lets a CPU run fit its time (configs/sft_cpu_smollm2.toml).
+    kinds: list[Literal["routing", "search", "judgment"]] | None = None
+    max_pairs: int | None = Field(None, ge=1)
     # A held-out share of the pairs (whole triples, never split across sides) scored once an epoch.
     eval_fraction: float = Field(0.0, ge=0.0, lt=0.5)
     # How many times the decision's tokens count in the loss (agentkgv.train.sft_loss); 1 is TRL's plain mean.
@@ -85,11 +95,15 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
     dtype = torch_dtype(settings.dtype)
     model, tokenizer = load_base_model(settings.model, settings.dtype)
     dataset = load_dataset("json", data_files=str(dataset_path), split="train")
+    if settings.kinds:
+        dataset = dataset.filter(lambda row: row["kind"] in settings.kinds)
     held_out = None
     if settings.eval_fraction:
         held = held_out_triples(dataset["id"], settings.eval_fraction, settings.seed)
         held_out = dataset.filter(lambda row: pair_triple(row["id"]) in held)
         dataset = dataset.filter(lambda row: pair_triple(row["id"]) not in held)
+    if settings.max_pairs and len(dataset) > settings.max_pairs:
+        dataset = dataset.shuffle(seed=settings.seed).select(range(settings.max_pairs))
     config = SFTConfig(
         output_dir=str(output_dir), num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
         per_device_train_batch_size=settings.batch_size,
@@ -102,9 +116,13 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         use_cpu=not on_gpu, bf16=dtype == torch.bfloat16, dataloader_num_workers=0,
         # Padding within a batch is pure waste on a CPU: batch states of similar length together.
         train_sampling_strategy="group_by_length")
-    lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                      target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
-                      task_type="CAUSAL_LM")
+    lora = None
+    if settings.init_adapter:
+        model = continued_adapter(model, settings.init_adapter, settings.layers_to_transform)
+    else:
+        lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
+                          target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
+                          task_type="CAUSAL_LM")
     columns = ["id", "kind", "predicate_id"]
     trainer, weighting = SFTTrainer, {}
     if settings.decision_weight > 1:
@@ -112,6 +130,24 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
     return trainer(model=model, args=config, train_dataset=dataset.remove_columns(columns),
                    eval_dataset=held_out.remove_columns(columns) if held_out is not None else None,
                    processing_class=tokenizer, peft_config=lora, **weighting)
+
+
+def continued_adapter(model, adapter: str, layers: list[int] | None):
+    """`model` with `adapter` loaded for training, its LoRA weights outside `layers` frozen."""
+    from peft import PeftModel
+
+    from agentkgv.llm.embedded import resolve_adapter
+
+    path = resolve_adapter(Path(adapter))
+    if not (path / "adapter_config.json").is_file():
+        raise DataError(path, "init_adapter: no PEFT adapter (adapter_config.json) in this folder")
+    model = PeftModel.from_pretrained(model, str(path), is_trainable=True)
+    if layers is not None:
+        for name, parameter in model.named_parameters():
+            layer = re.search(r"\.layers\.(\d+)\.", name)
+            if parameter.requires_grad and (layer is None or int(layer.group(1)) not in layers):
+                parameter.requires_grad_(False)
+    return model
 
 
 def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None) -> dict:
