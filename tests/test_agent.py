@@ -230,10 +230,6 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.has_subject and view.has_object
     assert view.text.startswith("[S:Allan Peiper]") and " … " in view.text and "[O:Alexandra]" in view.text
     assert len(view.text.split()) <= 10 + 3 + 1
-    # The object named in the lead and again next to the subject: one window on the linking words.
-    view = view_passage(f"Alexandra is a town. {filler[:200]} Allan Peiper was born in Alexandra. {filler}",
-                        "Allan Peiper", "Alexandra", 10)
-    assert " … " not in view.text.strip("… ") and "[S:Allan Peiper] was born in [O:Alexandra]" in view.text
 
 
 @pytest.mark.parametrize("gap", [8, 9])

@@ -54,20 +54,18 @@ def _around(span: tuple[int, int], size: int, count: int) -> tuple[int, int]:
 
 def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], max_words: int,
              count: int) -> list[tuple[int, int]]:
-    """The word ranges shown, `max_words` words in all: one window around the object mention that stands
-    closest to a subject mention (else the first object's, else the subject's), re-centred on the span
-    between the two when both fit in one; when they are further apart, half a window around each, so a
-    passage that names its subject in its lead and the object later still shows both (the lexical check
-    counts such a passage, and a single window dropped one of the two names). The closest pair, not the
-    first object mention: a lead that names the object ("Paris ...") must not take the window from the
-    sentence that links it to the subject further on."""
+    """The word ranges shown, `max_words` words in all: one window around the first object mention (else the
+    subject's), re-centred on the span to the nearest subject mention when both fit in one; when they are further apart, half
+    a window around each, so a passage that names its subject in its lead and the object later still shows
+    both (the lexical check counts such a passage, and a single window dropped one of the two names)."""
     if count <= max_words:
         return [(0, count - 1)]
     if not objects:
         return [_around(subjects[0] if subjects else (0, 0), max_words, count)]
+    anchor = objects[0]
     if not subjects:
-        return [_around(objects[0], max_words, count)]
-    anchor, nearest = min(((o, s) for o in objects for s in subjects), key=lambda pair: abs(pair[0][0] - pair[1][0]))
+        return [_around(anchor, max_words, count)]
+    nearest = min(subjects, key=lambda s: abs(s[0] - anchor[0]))
     low, high = min(anchor[0], nearest[0]), max(anchor[1], nearest[1])
     if high - low < max_words:
         return [_around((low, high), max_words, count)]
