@@ -123,7 +123,7 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
     # A query that finds the subject's passages but none naming the object: only "false" can be decoded.
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
-    verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, settle_unfounded=False).verify([unsupported])[0]
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     assert verdict.verdict is False
     # The evidence names both: "true" stays open, and the model's call stands.
@@ -146,7 +146,7 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     first = compose_query(unsupported.triple, "s,p,o")
     llm = ScriptedLLM([search(first), answer("false"), answer("false")])
-    verdict = make_agent(llm, small_bm25, false_needs_searches=2).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, false_needs_searches=2, settle_unfounded=False).verify([unsupported])[0]
     rewrite = llm.schemas[1]
     assert set(options(rewrite)) == {"search"}
     offered = options(rewrite)["search"]["query"]["enum"]
@@ -160,7 +160,36 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     assert make_agent(llm, small_bm25, false_needs_searches=2).verify([item()])[0].search_calls == 1
     # By default (1) the agent may judge "false" after its first miss.
     llm = ScriptedLLM([search(first), answer("false")])
-    assert make_agent(llm, small_bm25).verify([unsupported])[0].search_calls == 1
+    assert make_agent(llm, small_bm25, settle_unfounded=False).verify([unsupported])[0].search_calls == 1
+
+
+def test_the_rule_answers_false_without_the_model_once_nothing_shown_names_both(small_bm25):
+    """With only "false" left open and no rewrite owed, the agent answers itself: no model call, a turn
+    marked as the rule's with no tokens, which SFT data and GRPO leave out. Where a passage names both, or a
+    rewrite is still owed, the model is asked as before."""
+    from agentkgv.agent.combinations import compose_query
+    from agentkgv.train.sft_data import sft_pairs
+
+    unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
+    llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
+    verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
+    assert len(llm.prompts) - llm.summaries == 1  # the search turn only
+    assert verdict.verdict is False and verdict.confidence == 1.0 and verdict.evidence == []
+    settled = verdict.trajectory[-1]
+    assert [t.by_model for t in verdict.trajectory] == [True, False]
+    assert settled.messages == [] and settled.action_ids == [] and settled.prompt_tokens == 0
+    assert settled.action.kind == "answer" and parse_action(settled.action_text).verdict is False
+    assert sft_pairs(verdict, "all") == []  # correct, but its answer is no model's to learn from
+    # A passage names both: the model judges.
+    llm = ScriptedLLM([search("Allan Peiper born Alexandra"), answer("true")])
+    verdict = make_agent(llm, small_bm25).verify([item()])[0]
+    assert len(llm.prompts) - llm.summaries == 2 and verdict.verdict is True and verdict.trajectory[-1].by_model
+    # A rewrite is owed: the model searches again, then the rule settles.
+    first = compose_query(unsupported.triple, "s,p,o")
+    llm = ScriptedLLM([search(first), search(compose_query(unsupported.triple, "s")), answer("true")])
+    verdict = make_agent(llm, small_bm25, false_needs_searches=2).verify([unsupported])[0]
+    assert len(llm.prompts) - llm.summaries == 2 and verdict.search_calls == 2 and verdict.verdict is False
+    assert not verdict.trajectory[-1].by_model
 
 
 @pytest.mark.parametrize("text,kind,verdict", [

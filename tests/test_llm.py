@@ -86,6 +86,19 @@ def test_unconstrained_generation_counts_tokens(tiny):
     assert tiny.generate([], ROOM) == []
 
 
+def test_a_batch_runs_its_shared_prefix_once_and_decodes_as_each_prompt_alone(tiny):
+    """The rows share the system prompt and chat template: that prefix is run once and its KV cache given to
+    every row, which must not change what any row decodes, nor the prompt length it reports."""
+    rows = tiny.tokenizer([tiny.render(p) for p in PROMPTS], add_special_tokens=False).input_ids
+    batch = tiny._shared_prefix_batch(rows)
+    shared = batch["past_key_values"].get_seq_length()
+    assert shared >= 16 and all(row[:shared] == rows[0][:shared] for row in rows)
+    together = tiny.generate(PROMPTS, ROOM, SCHEMA)
+    alone = [tiny.generate([prompt], ROOM, SCHEMA)[0] for prompt in PROMPTS]
+    assert [c.text for c in together] == [c.text for c in alone]
+    assert [c.prompt_tokens for c in together] == [len(row) for row in rows]
+
+
 class CountingLLM:
     def __init__(self, llm):
         self.llm, self.name, self.prompts_seen = llm, llm.name, 0

@@ -27,8 +27,13 @@ NEGATIVE = Example("train:P19:neg", Triple("Allan Peiper", "place of birth", "Za
                    "head", negative_of=POSITIVE.id)
 
 
+# The teacher judges every state, unfounded ones too (teacher_agent_config), so its student replays with
+# the rule that settles those off.
+STUDENT = AgentConfig(settle_unfounded=False)
+
+
 def teacher_agent(retriever, examples: list[Example]) -> AgentKGV:
-    config = AgentConfig()
+    config = STUDENT
     teacher = PrivilegedTeacher(privileges(examples), max_searches=3, reasoning_chars=config.reasoning_chars,
                                 max_cited=config.max_cited, passage_words=config.max_passage_words)
     return AgentKGV(None, retriever, ExtractiveSummarizer(), PARAPHRASES, config, teacher)
@@ -59,7 +64,7 @@ def test_sft_states_equal_what_the_agent_builds_at_inference(small_bm25):
             [POSITIVE.as_labeled(), NEGATIVE.as_labeled()]):
         actions = [json.loads(turn.action_text) for turn in taught.trajectory]
         student = AgentKGV(ScriptedLLM(actions), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
-                           AgentConfig()).verify([POSITIVE.as_labeled() if taught.gold else NEGATIVE.as_labeled()])[0]
+                           STUDENT).verify([POSITIVE.as_labeled() if taught.gold else NEGATIVE.as_labeled()])[0]
         pairs = sft_pairs(taught, "all")
         assert len(pairs) == len(student.trajectory) == len(taught.trajectory)
         assert [p.prompt for p in pairs] == [turn.messages for turn in student.trajectory]

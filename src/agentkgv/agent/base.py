@@ -16,9 +16,14 @@ class EvidenceRef:
     title: str = ""
 
 
+# The finish reason of a turn the agent's grounding rule answered without a model call.
+RULE = "rule"
+
+
 @dataclass(slots=True)
 class Turn:
-    """One model call of a trajectory, the record the agent writes and SFT data and GRPO read back.
+    """One model call of a trajectory, the record the agent writes and SFT data and GRPO read back; or an
+    answer the agent's rule gave without one (`finish_reason` RULE: no messages, no tokens).
 
     `messages` is what the model saw; `state` the student's view of the same turn in a teacher run (the
     text training learns from); `action_ids` the token ids the sampler drew (what GRPO scores). The
@@ -37,6 +42,10 @@ class Turn:
     summary: str | None = None
     state: list[dict] | None = None
     reasoning: str | None = None
+
+    @property
+    def by_model(self) -> bool:
+        return self.finish_reason != RULE
 
     def student_state(self) -> list[dict]:
         """The student's context at this turn: the recorded `state` of a teacher run, else what the model saw."""

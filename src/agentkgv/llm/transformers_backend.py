@@ -1,5 +1,5 @@
 """The in-process backend: any transformers causal LM (the embedded SmolLM2 by default), optionally with a
-PEFT LoRA adapter, batched with left padding, JSON-constrained through xgrammar.
+PEFT LoRA adapter, batched (the prefix all rows share is run once), JSON-constrained through xgrammar.
 
 xgrammar compiles a JSON schema against the tokenizer's vocabulary once and then masks, at every step
 and for every row of the batch, the tokens that would break the schema; masking happens before
@@ -8,6 +8,7 @@ temperature and top-p, so sampling only ever chooses among allowed tokens.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from agentkgv.llm.embedded import DEFAULT_MODEL, adapter_fingerprint, resolve_ad
 
 # Enough to hold every spelling of both verdicts that the schema mask leaves open at the verdict step.
 TOP_ALTERNATIVES = 8
+# A shorter shared prefix saves less than the extra forward call costs.
+MIN_SHARED_PREFIX = 16
 
 
 def native_bf16() -> bool:
@@ -86,8 +89,7 @@ class TransformersLLM:
                  json_schema: Schemas = None) -> list[Completion]:
         if not prompts:
             return []
-        batch = self.tokenizer([self.render(p) for p in prompts], return_tensors="pt", padding=True,
-                               add_special_tokens=False).to(self.model.device)
+        rows = self.tokenizer([self.render(p) for p in prompts], add_special_tokens=False).input_ids
         settings = HFGenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=not config.greedy,
                                       pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self._stop_ids,
                                       output_scores=True, return_dict_in_generate=True)
@@ -99,16 +101,44 @@ class TransformersLLM:
         with torch.random.fork_rng(devices=[]), torch.inference_mode():
             if config.seed is not None:
                 torch.manual_seed(config.seed)
+            batch = self._shared_prefix_batch(rows)
             output = self.model.generate(**batch, generation_config=settings, logits_processor=processors)
             # Scores are the final ones (after the schema mask and any sampling warpers): the probabilities
             # the tokens were actually chosen from, which verdict confidences are read off.
             top = torch.log_softmax(torch.stack(output.scores, dim=1).float(), dim=-1).topk(TOP_ALTERNATIVES, dim=-1)
         latency = time.perf_counter() - start
-        new_tokens = output.sequences[:, batch.input_ids.shape[1]:].tolist()
-        prompt_tokens = batch.attention_mask.sum(dim=1).tolist()
+        new_tokens = output.sequences[:, batch["input_ids"].shape[1]:].tolist()
+        prompt_tokens = [len(row) for row in rows]
         return [self._completion(tokens, n_prompt, latency, values, ids)
                 for tokens, n_prompt, values, ids in zip(new_tokens, prompt_tokens, top.values.tolist(),
                                                          top.indices.tolist(), strict=True)]
+
+    def _shared_prefix_batch(self, rows: list[list[int]]) -> dict:
+        """generate()'s inputs for these prompts, with the prefix every row shares (the system prompt and
+        chat template: ~56 of a ~150-450-token agent state) run once and its KV cache given to every row.
+
+        Each row is laid out [prefix][padding][own tokens], so the prefix sits at the same cache positions in
+        every row; positions come from the attention mask, which skips the padding, so each row is numbered
+        as it would be alone. The cache lives for this call only: GRPO changes the weights between calls.
+        """
+        device, pad = self.model.device, self.tokenizer.pad_token_id
+        # Every row keeps at least one token of its own, which generate() feeds after the cache.
+        shared = min(len(os.path.commonprefix(rows)), min(map(len, rows)) - 1) if len(rows) > 1 else 0
+        if shared < MIN_SHARED_PREFIX:
+            shared = 0  # plain left padding
+        width = max(map(len, rows)) - shared
+        ids = torch.full((len(rows), shared + width), pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for i, row in enumerate(rows):
+            own = row[shared:]
+            ids[i, :shared], mask[i, :shared] = torch.tensor(row[:shared]), 1
+            ids[i, -len(own):], mask[i, -len(own):] = torch.tensor(own), 1
+        batch = {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
+        if shared:
+            cache = self.model(ids[:1, :shared].to(device), use_cache=True).past_key_values
+            cache.batch_repeat_interleave(len(rows))
+            batch["past_key_values"] = cache
+        return batch
 
     def _completion(self, tokens: list[int], prompt_tokens: int, latency: float,
                     top_values: list[list[float]], top_ids: list[list[int]]) -> Completion:

@@ -62,7 +62,7 @@ def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
     should copy (the privileged teacher: its rewrites and its stops are all decided from the state)."""
     if turns_taken not in TURNS_TAKEN:
         raise ValueError(f"turns_taken must be one of {TURNS_TAKEN}, not {turns_taken!r}")
-    turns = verdict.trajectory
+    turns = [turn for turn in verdict.trajectory if turn.by_model]  # a rule's answer teaches nothing
     if not verdict.correct or not turns or turns[-1].action is None or turns[-1].action.kind != "answer":
         return []
     pid = verdict.triple.predicate_id

@@ -56,6 +56,8 @@ def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int
     return agent.model_copy(update={"teacher_prompt": True, "gold_hint": teacher.gold_hint,
                                     "min_searches": teacher.min_searches, "table_queries": teacher.table_queries,
                                     "max_searches": teacher.max_searches,
+                                    # the teacher judges every state, so its data has unfounded judgments too
+                                    "settle_unfounded": False,
                                     "temperature": teacher.temperature,
                                     "seed": teacher.seed + sample})
 
