@@ -100,7 +100,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                  adapter: AdapterOpt = None, summarizer: SummarizerOpt = None,
                  label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
-                 batch_size: int = 8, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
+                 batch_size: int = pipeline.BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  base_model: BaseModelOpt = False, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable. The agent runs the
     shipped trained adapter unless --base-model or --adapter; the baselines run the bare backbone."""
@@ -118,7 +118,7 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           base_model: BaseModelOpt = False, batch_size: int = 8, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
+           base_model: BaseModelOpt = False, batch_size: int = pipeline.BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.

@@ -53,6 +53,10 @@ from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, 
 
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
 EVAL_SPLITS = (*TEST_SPLITS, DOCS_SPLIT)
+# Triples per batch for eval, verify and the demo: where the shipped agent's throughput on two cores levels
+# off (0.40 triples/s at 8, 0.60 at 32, no more at 64; BENCHMARKS.md, Session 10). It is also the most
+# triples whose work a crash can lose, since each batch is written when it completes.
+BATCH_SIZE = 32
 Status = Callable[[str], AbstractContextManager[Callable[[str], None]]]
 # A bar over bytes whose total is known only once the work has listed its files: fed (done, total).
 ByteBar = Callable[[str], AbstractContextManager[Callable[[int, int], None]]]
@@ -199,7 +203,7 @@ def method_runs(run: RunConfig, methods: list[str], trained: bool) -> list[RunCo
 
 
 def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str], limit: int | None = None,
-             label: str | None = None, batch_size: int = 8, run_name: str = "eval", trained: bool = True,
+             label: str | None = None, batch_size: int = BATCH_SIZE, run_name: str = "eval", trained: bool = True,
              hooks: Hooks = SILENT) -> EvalResult:
     """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
     once and shared by the methods that run it."""
@@ -230,7 +234,7 @@ def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
     """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
     it must beat, on a fixed balanced sample of every evaluation split."""
     run = RunConfig().with_trained_adapter()
-    return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=16,
+    return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=BATCH_SIZE,
                     run_name=demo_run_name(run), hooks=hooks)
 
 
@@ -258,7 +262,7 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
 
-def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = 8,
+def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = BATCH_SIZE,
                 trajectories: bool = False, ray: RayOptions | None = None, on_error: OnError = "fail",
                 hooks: Hooks = SILENT) -> list[Verdict]:
     """Verdicts for a user's file of triples, appended to `output` (a rerun resumes). With `on_error="skip"`
