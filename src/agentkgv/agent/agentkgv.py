@@ -182,9 +182,8 @@ class AgentKGV:
                 and self._unfounded(trajectory))
 
     def _settle(self, trajectory: Trajectory) -> None:
-        action = Action("answer", UNFOUNDED_REASON, verdict=False)
         text = action_text({"reasoning": UNFOUNDED_REASON, "action": "answer", "evidence": [], "verdict": "false"})
-        trajectory.turns.append(Turn(len(trajectory.turns) + 1, [], text, action_ids=[], action=action,
+        trajectory.turns.append(Turn(len(trajectory.turns) + 1, [], text, action_ids=[], action=parse_action(text),
                                      finish_reason=RULE, summary=trajectory.summary))
         # As certain as the model's own answer here was: the schema left it no other verdict.
         trajectory.verdict, trajectory.confidence, trajectory.done = False, 1.0, True
