@@ -24,8 +24,9 @@ def item() -> LabeledTriple:
 
 
 def make_agent(llm, retriever, summarizer=None, **config) -> AgentKGV:
+    # The scripted model plays the first turn too; the opening rule has its own test.
     return AgentKGV(llm, retriever, summarizer or LLMSummarizer(llm), {"P19": ["birthplace", "was born in"]},
-                    AgentConfig(**config))
+                    AgentConfig(**{"open_by_rule": False, **config}))
 
 
 def user_text(turn: dict) -> str:
@@ -190,6 +191,30 @@ def test_the_rule_answers_false_without_the_model_once_nothing_shown_names_both(
     verdict = make_agent(llm, small_bm25, false_needs_searches=2).verify([unsupported])[0]
     assert len(llm.prompts) - llm.summaries == 2 and verdict.search_calls == 2 and verdict.verdict is False
     assert not verdict.trajectory[-1].by_model
+
+
+def test_the_rule_opens_with_the_s_p_o_search_and_the_model_goes_on_from_the_same_state(small_bm25):
+    """On, the first turn is the rule's s,p,o search: no model call, a turn marked as the rule's that SFT
+    data leaves out. The model's next state is the one it would have had after writing that search itself."""
+    from agentkgv.train.sft_data import sft_pairs
+
+    spo = "Allan Peiper place of birth Alexandra"
+    llm = ScriptedLLM([search("never asked"), answer("true", evidence=[1])])
+    verdict = make_agent(llm, small_bm25, open_by_rule=True).verify([item()])[0]
+    opening = verdict.trajectory[0]
+    assert not opening.by_model and opening.messages == [] and opening.prompt_tokens == 0
+    assert (opening.action.kind, opening.action.combination, opening.action.query) == ("search", "s,p,o", spo)
+    assert opening.retrieved and verdict.search_calls == 1
+    assert len(llm.prompts) - llm.summaries == 1  # the judgment only
+    by_model = make_agent(ScriptedLLM([search(spo), answer("true", evidence=[1])]), small_bm25).verify([item()])[0]
+    assert verdict.trajectory[1].messages == by_model.trajectory[1].messages
+    assert verdict.verdict is by_model.verdict is True
+    assert [e.id for e in verdict.evidence] == [e.id for e in by_model.evidence]
+    assert [p.kind for p in sft_pairs(verdict, "last")] == [p.kind for p in sft_pairs(verdict, "all")] == ["judgment"]
+    # Where no search is allowed (no search budget), the model routes as before.
+    llm = ScriptedLLM([answer("true")])
+    verdict = make_agent(llm, small_bm25, open_by_rule=True, max_searches=0).verify([item()])[0]
+    assert verdict.trajectory[0].by_model and verdict.search_calls == 0
 
 
 @pytest.mark.parametrize("text,kind,verdict", [

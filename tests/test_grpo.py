@@ -126,7 +126,7 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
 
     tokenizer = tiny_llm.tokenizer
     script = [search("Allan Peiper born"), answer("true")]
-    agent = AgentKGV(ScriptedLLM(script, tokenizer), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig())
+    agent = AgentKGV(ScriptedLLM(script, tokenizer), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig(open_by_rule=False))
     verdict = agent.verify(ITEMS[:1])[0]
     rows = trajectory_rows(verdict, 0.7, tiny_llm)
     assert len(rows) == 2 and {r.advantage for r in rows} == {0.7}
@@ -153,7 +153,8 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
 def test_rows_refuse_a_trajectory_without_generated_ids(small_bm25, tiny_llm):
     from agentkgv.train.grpo import trajectory_rows
 
-    agent = AgentKGV(ScriptedLLM([answer("true")]), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig())
+    agent = AgentKGV(ScriptedLLM([answer("true")]), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
+                     AgentConfig(open_by_rule=False))
     with pytest.raises(ValueError, match="turn 1 has no generated token ids"):
         trajectory_rows(agent.verify(ITEMS[:1])[0], 0.7, tiny_llm)
 
@@ -231,7 +232,7 @@ def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, s
     from agentkgv.train.grpo import GRPOSettings, rollouts
 
     settings = GRPOSettings.model_validate({"group_size": 3, "triples_per_step": 2, "temperature": 1.0,
-                                            "run": {"agent": {"max_turns": 2}}})
+                                            "run": {"agent": {"max_turns": 2, "open_by_rule": False}}})
     verdicts = rollouts(tiny_llm, small_bm25, PARAPHRASES, ITEMS[:2], settings, step=1)
     assert [v.id for v in verdicts] == [f"{i.id}#g{g}" for i in ITEMS[:2] for g in range(3)]
     assert [v.gold for v in verdicts] == [i.label for i in ITEMS[:2] for _ in range(3)]

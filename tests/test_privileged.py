@@ -27,9 +27,9 @@ NEGATIVE = Example("train:P19:neg", Triple("Allan Peiper", "place of birth", "Za
                    "head", negative_of=POSITIVE.id)
 
 
-# The teacher judges every state, unfounded ones too (teacher_agent_config), so its student replays with
-# the rule that settles those off.
-STUDENT = AgentConfig(settle_unfounded=False)
+# The teacher writes every turn, the first and the unfounded judgments too (teacher_agent_config), so its
+# student replays with the rules that take those turns off.
+STUDENT = AgentConfig(settle_unfounded=False, open_by_rule=False)
 
 
 def teacher_agent(retriever, examples: list[Example]) -> AgentKGV:

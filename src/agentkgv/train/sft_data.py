@@ -73,8 +73,8 @@ def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
     if turns_taken == "all":
         return [pair(turn, "routing" if turn.turn == 1 else "search" if turn.action.kind == "search"
                      else "judgment") for turn in turns]
-    if len(turns) == 1:
-        return [pair(turns[0], "routing")]
+    if len(turns) == 1:  # an answer at once, or a judgment after the rule's opening search
+        return [pair(turns[0], "routing" if turns[0].turn == 1 else "judgment")]
     search = turns[-2]
     if search.action is None or search.action.kind != "search":
         return []

@@ -58,6 +58,8 @@ def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int
                                     "max_searches": teacher.max_searches,
                                     # the teacher judges every state, so its data has unfounded judgments too
                                     "settle_unfounded": False,
+                                    # and writes the first turn, so a student that routes learns it
+                                    "open_by_rule": False,
                                     "temperature": teacher.temperature,
                                     "seed": teacher.seed + sample})
 
