@@ -135,14 +135,12 @@ class AgentKGV:
         """Advance every unfinished trajectory by one turn."""
         c = self.config
         started = time.perf_counter()
-        searching: list[tuple[Trajectory, Action]] = []
         for trajectory in active:
             if self._settled(trajectory):
                 self._settle(trajectory)
-            elif self._opening(trajectory):
-                searching.append((trajectory, self._open(trajectory)))
-        opened = {id(t) for t, _ in searching}
-        asked = [t for t in active if not t.done and id(t) not in opened]
+        opening = [t for t in active if self._opening(t)]
+        asked = [t for t in active if not t.done and not self._opening(t)]
+        searching: list[tuple[Trajectory, Action]] = [(t, self._open(t)) for t in opening]
         prompts = [self.state(t) for t in asked]
         completions = self.policy.act(asked, prompts, [self.schema(t) for t in asked]) if asked else []
         for trajectory, messages, completion in zip(asked, prompts, completions):
@@ -168,7 +166,7 @@ class AgentKGV:
                 searching.append((trajectory, action))
         self._search(searching)
         # A settled trajectory cost nothing this turn; the turn's time is the asked and opened ones'.
-        working = asked + [t for t, _ in searching if id(t) in opened]
+        working = asked + opening
         share = (time.perf_counter() - started) / max(1, len(working))
         for trajectory in working:
             trajectory.seconds += share
