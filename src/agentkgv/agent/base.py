@@ -16,14 +16,15 @@ class EvidenceRef:
     title: str = ""
 
 
-# The finish reason of a turn the agent's grounding rule answered without a model call.
+# The finish reason of a turn one of the agent's rules took without a model call.
 RULE = "rule"
 
 
 @dataclass(slots=True)
 class Turn:
-    """One model call of a trajectory, the record the agent writes and SFT data and GRPO read back; or an
-    answer the agent's rule gave without one (`finish_reason` RULE: no messages, no tokens).
+    """One model call of a trajectory, the record the agent writes and SFT data and GRPO read back; or a
+    move the agent's rules made without one, the opening search or a "false" (`finish_reason` RULE: no
+    messages, no tokens).
 
     `messages` is what the model saw; `state` the student's view of the same turn in a teacher run (the
     text training learns from); `action_ids` the token ids the sampler drew (what GRPO scores). The

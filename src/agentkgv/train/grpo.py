@@ -205,7 +205,7 @@ def trajectory_rows(verdict: Verdict, advantage: float, llm: TransformersLLM) ->
     tokenizer = llm.tokenizer
     rows = []
     for turn in verdict.trajectory:
-        if not turn.by_model:  # the agent's rule answered: no tokens to score
+        if not turn.by_model:  # one of the agent's rules took it: no tokens to score
             continue
         if turn.action_ids is None:
             raise ValueError(f"trajectory {verdict.id} turn {turn.turn} has no generated token ids: "
