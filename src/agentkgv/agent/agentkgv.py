@@ -135,11 +135,13 @@ class AgentKGV:
         """Advance every unfinished trajectory by one turn."""
         c = self.config
         started = time.perf_counter()
+        opening: list[Trajectory] = []
+        asked: list[Trajectory] = []
         for trajectory in active:
             if self._settled(trajectory):
                 self._settle(trajectory)
-        opening = [t for t in active if self._opening(t)]
-        asked = [t for t in active if not t.done and not self._opening(t)]
+            elif not trajectory.done:
+                (opening if self._opening(trajectory) else asked).append(trajectory)
         searching: list[tuple[Trajectory, Action]] = [(t, self._open(t)) for t in opening]
         prompts = [self.state(t) for t in asked]
         completions = self.policy.act(asked, prompts, [self.schema(t) for t in asked]) if asked else []
