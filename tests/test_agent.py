@@ -286,6 +286,31 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert len(view.text.split()) <= 10 + 3 + 1
 
 
+def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rule_and_the_lexical_check(tmp_path):
+    """`Danish` names Denmark when the triple says so: marked, so "true" stays open, and the lexical check
+    counts the passage; without the alias neither does."""
+    from agentkgv.agent.evidence_view import view_passage
+    from agentkgv.agent.lexical import LexicalVerifier
+    from agentkgv.data.records import Passage
+    from agentkgv.retrieval.bm25 import BM25Retriever
+
+    text = "Paul Gustav Fischer (1860 in Copenhagen) was a Danish painter, known as P. G. Fischer."
+    view = view_passage(text, "Paul Fischer", "Denmark", 50, ["P. G. Fischer"], ["Danish", "Danish painter"])
+    assert view.text == ("Paul Gustav Fischer (1860 in Copenhagen) was a [O:Danish painter], known as "
+                         "[S:P. G. Fischer]")  # the longer alias is the mention
+    assert view.has_subject and view.has_object
+    bare = Triple("P. G. Fischer", "country of citizenship", "Denmark", "P27")
+    aliased = Triple("P. G. Fischer", "country of citizenship", "Denmark", "P27", object_aliases=("Danish",))
+    retriever = BM25Retriever.build([Passage("p1", text), Passage("p2", "Copenhagen is the capital of Denmark.")],
+                                    tmp_path / "bm25")
+    items = [LabeledTriple("bare", bare, True), LabeledTriple("aliased", aliased, True)]
+    assert [v.verdict for v in LexicalVerifier(retriever, 1).verify(items)] == [False, True]
+    for triple, verdicts in ((bare, ["false"]), (aliased, ["true", "false"])):
+        llm = ScriptedLLM([search("P. G. Fischer Danish painter"), answer("false")])
+        make_agent(llm, retriever, settle_unfounded=False, top_k=1).verify([LabeledTriple("x", triple, True)])
+        assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == verdicts
+
+
 @pytest.mark.parametrize("gap", [8, 9])
 def test_passage_view_keeps_both_ends_when_the_span_just_fits(gap):
     """Subject and object `max_words` - 1 words apart, for an even and an odd window: both stay inside."""

@@ -122,3 +122,35 @@ def test_take_stratified_round_robin():
     taken = take_stratified(pairs, 6, random.Random(0))
     assert sum(p.positive.triple.predicate_id == "P2" for p in taken) == 2
     assert len(taken) == 6
+
+
+def test_aliases_are_learned_from_training_facts_only(small_benchmark, data, small_config):
+    """Every alias a test triple carries is a surface form some training fact's evidence used, used at least
+    MIN_COUNT times there; a form only test facts use teaches nothing."""
+    from collections import Counter
+    from agentkgv.data.aliases import MIN_COUNT
+    from agentkgv.data.lama import iter_evidence_facts
+    from agentkgv.data.text import label_key
+    splits = _splits(small_benchmark)
+    train_keys = {triple_key(e.triple) for e in splits["train"] if e.label}
+    facts = [f for pid in {*small_config.regimes.head, *small_config.regimes.long_tail, *small_config.regimes.unseen}
+             for f in iter_evidence_facts(data, pid)]
+    seen = Counter((label_key(name), form) for f in facts if triple_key(f.triple) in train_keys
+                   for name, forms in ((f.triple.subject, f.subject_surfaces), (f.triple.object, f.object_surfaces))
+                   for form in forms)
+    carried = [(label_key(name), alias) for split in splits.values() for e in split
+               for name, aliases in ((e.triple.subject, e.triple.subject_aliases),
+                                     (e.triple.object, e.triple.object_aliases)) for alias in aliases]
+    assert carried, "the small benchmark should teach some aliases"
+    assert all(seen[pair] >= MIN_COUNT for pair in carried)
+
+
+def test_surface_aliases_need_repeats_and_a_new_name():
+    from agentkgv.data.aliases import surface_aliases, with_aliases
+    fact = Fact(Triple("Paul Fischer", "citizenship", "Denmark"), (), "x",
+                subject_surfaces=("Paul Fischer",) * 3, object_surfaces=("Danish", "Danish", "Danish", "Denmark, Europe",
+                                                                          "Denmark, Europe", "Denmark, Europe", "DK"))
+    table = surface_aliases([fact])
+    assert table == {"denmark": ("Danish",)}  # "Denmark, Europe" matches through the label; "DK" is once
+    triple = with_aliases(Triple("Karen Blixen", "citizenship", "Denmark", object_aliases=("Dansk",)), table)
+    assert triple.object_aliases == ("Dansk", "Danish") and triple.subject_aliases == ()

@@ -284,6 +284,24 @@ def test_read_ntriples_with_wikidata_ids(tmp_path):
     assert (triple.predicate_id, triple.subject_id, triple.object_id) == ("P19", "Q1", "Q2")
 
 
+def test_user_aliases_from_jsonl_csv_and_skos_alt_labels(tmp_path):
+    jsonl = _write(tmp_path, "a.jsonl", '{"s": "Paul Fischer", "p": "citizenship", "o": "Denmark", '
+                                        '"object_aliases": ["Danish", " "], "subject_aliases": "P. G. Fischer"}\n')
+    triple = next(read_triples(jsonl)).triple
+    assert triple.object_aliases == ("Danish",) and triple.subject_aliases == ("P. G. Fischer",)
+    assert triple.object_names == ("Denmark", "Danish")
+    table = _write(tmp_path, "a.csv", "s,p,o,object_aliases\nKim Sun-a,occupation,actor,actress|film actress\n")
+    assert next(read_triples(table)).triple.object_aliases == ("actress", "film actress")
+    ttl = _write(tmp_path, "a.ttl",
+                 "@prefix ex: <http://ex.org/> .\n@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
+                 'ex:Fischer ex:citizenship ex:Denmark .\nex:Denmark skos:altLabel "Danish", "DK" .\n')
+    [claim] = list(read_triples(ttl))
+    assert claim.triple.object == "Denmark" and set(claim.triple.object_aliases) == {"Danish", "DK"}
+    bad = _write(tmp_path, "bad.jsonl", '{"s": "a", "p": "b", "o": "c", "object_aliases": [1]}\n')
+    with pytest.raises(DataError, match=r"bad\.jsonl:1: field 'object_aliases'"):
+        list(read_triples(bad))
+
+
 def test_predicate_words():
     assert predicate_words("birthPlace") == "birth place"
     assert predicate_words("date_of_birth") == "date of birth"

@@ -12,6 +12,7 @@ does, so `Ira` never matches inside `Iran`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentkgv.data.text import WORD, fold_word, folded_words
@@ -74,10 +75,18 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-def view_passage(text: str, subject: str, obj: str, max_words: int) -> PassageView:
-    """The window(s) of the passage the model reads, with the subject's and object's mentions marked."""
+def _spans_of(words: list[tuple[int, int, str]], names: Sequence[str]) -> list[tuple[int, int]]:
+    """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped."""
+    spans = sorted({span for name in names for span in mention_spans(words, name)})
+    return _outside(spans, spans)
+
+
+def view_passage(text: str, subject: str, obj: str, max_words: int,
+                 subject_aliases: Sequence[str] = (), object_aliases: Sequence[str] = ()) -> PassageView:
+    """The window(s) of the passage the model reads, with the subject's and object's mentions (by label or
+    alias) marked."""
     words = _words(text)
-    subjects, objects = mention_spans(words, subject), mention_spans(words, obj)
+    subjects, objects = _spans_of(words, [subject, *subject_aliases]), _spans_of(words, [obj, *object_aliases])
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)

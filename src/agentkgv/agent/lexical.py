@@ -1,7 +1,8 @@
 """The non-LLM lexical check that keeps the LLM methods honest.
 
 A triple is judged true when one of the top-k passages retrieved for its subject mentions both the
-subject and the object (or one of the object's aliases), after case, accent and punctuation folding.
+subject and the object (each by its label or one of the triple's aliases), after case, accent and
+punctuation folding.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ def mentions(passage: str, name: str) -> bool:
     return needle.strip() != "" and needle in fold(passage)
 
 
+def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
+    return any(mentions(passage, name) for name in names)
+
+
 class LexicalVerifier:
     name = "lexical"
 
-    def __init__(self, retriever: Retriever, top_k: int = 5, aliases: dict[str, list[str]] | None = None):
+    def __init__(self, retriever: Retriever, top_k: int = 5):
         self.retriever = retriever
         self.top_k = top_k
-        self.aliases = aliases or {}
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         start = time.perf_counter()
@@ -34,9 +38,9 @@ class LexicalVerifier:
         per_item = (time.perf_counter() - start) / max(1, len(items))
         verdicts = []
         for item, hits in zip(items, results):
-            names = [item.triple.object, *self.aliases.get(item.triple.object, [])]
-            support = [h for h in hits if mentions(h.passage.text, item.triple.subject)
-                       and any(mentions(h.passage.text, n) for n in names)]
+            t = item.triple
+            support = [h for h in hits if mentions_any(h.passage.text, t.subject_names)
+                       and mentions_any(h.passage.text, t.object_names)]
             verdicts.append(Verdict(
                 id=item.id, triple=item.triple, verdict=bool(support), method=self.name, gold=item.label,
                 confidence=1.0 if support else 0.5,

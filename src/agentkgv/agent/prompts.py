@@ -115,7 +115,8 @@ def neutralise(text: str) -> str:
 
 def reader_view(triple: Triple, hit: Hit, max_words: int) -> PassageView:
     """A retrieved passage as the agent reads it: neutralised, windowed, the triple's mentions marked."""
-    return view_passage(neutralise(hit.passage.text), triple.subject, triple.object, max_words)
+    return view_passage(neutralise(hit.passage.text), triple.subject, triple.object, max_words,
+                        triple.subject_aliases, triple.object_aliases)
 
 
 def show_marked_passages(triple: Triple, hits: Sequence[Hit], max_words: int) -> str:

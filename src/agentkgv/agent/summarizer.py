@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentkgv.agent.actions import parse_field
-from agentkgv.agent.lexical import mentions
+from agentkgv.agent.lexical import mentions_any
 from agentkgv.agent.prompts import summary_prompt, summary_schema
 from agentkgv.data.records import Triple
 from agentkgv.llm.base import LLM, GenerationConfig
@@ -64,7 +64,7 @@ class ExtractiveSummarizer:
     def _one(self, request: SummaryRequest) -> str:
         triple = request.triple
         relevant = [" ".join(s.split()[: self.max_sentence_words]) for h in request.hits for s in _sentences(h.passage.text)
-                    if mentions(s, triple.subject) or mentions(s, triple.object)]
+                    if mentions_any(s, triple.subject_names + triple.object_names)]
         found = " ".join(dict.fromkeys(relevant[: self.sentences_per_turn])) or "nothing about the triple"
         line = f"[{request.query}] {found}"
         merged = f"{request.summary} {line}" if request.summary else line

@@ -21,6 +21,7 @@ from typing import TypeVar
 import numpy as np
 from pydantic import model_validator
 
+from agentkgv.data.aliases import examples_with_aliases, surface_aliases
 from agentkgv.data.co_mention import ObjectNames, choose, find_co_mentions, sentences_by_subject
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
@@ -315,7 +316,10 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
     stats.insert(0, _stats("train", splits["train"], config.train_min_similarity))
 
     splits[DOCS_SPLIT] = factbench_docs_examples(data_dir)
+    # Only the training facts' sentences teach names; every split's triples then carry them.
+    aliases = surface_aliases(p.positive for p in train_pairs)
     for split, examples in splits.items():
+        examples[:] = examples_with_aliases(examples, aliases)
         random.Random(f"{config.seed}:{split}").shuffle(examples)
         write_jsonl(out_dir / f"{split}.jsonl", (e.to_json() for e in examples))
     write_jsonl(out_dir / "stats.jsonl", (asdict(s) for s in stats))

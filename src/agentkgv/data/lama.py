@@ -56,11 +56,15 @@ def iter_evidence_facts(data_dir: Path, relation: str, label: str | None = None)
         if not isinstance(evidences, list):
             raise DataError(path, "expected a list", line, "evidences")
         sentences: dict[str, None] = {}
+        subjects, objects = [], []
         for item in evidences:
             masked = require(item, "masked_sentence", path, line)
-            surface = item.get("obj_surface") or triple.object
-            sentences[restore_sentence(str(masked), str(surface))] = None
-        yield Fact(triple=triple, evidences=tuple(sentences), source=f"lama_trex:{relation}")
+            surface = str(item.get("obj_surface") or triple.object)
+            sentences[restore_sentence(str(masked), surface)] = None
+            subjects.append(str(item.get("sub_surface") or triple.subject))
+            objects.append(surface)
+        yield Fact(triple=triple, evidences=tuple(sentences), source=f"lama_trex:{relation}",
+                   subject_surfaces=tuple(subjects), object_surfaces=tuple(objects))
 
 
 def iter_known_triples(data_dir: Path) -> Iterator[tuple[str, str, str, str, str]]:

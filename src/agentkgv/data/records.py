@@ -20,6 +20,23 @@ class Triple:
     predicate_id: str | None = None
     subject_id: str | None = None
     object_id: str | None = None
+    # Other names the documents may use (`Danish` for Denmark, `actress` for actor): a passage naming one
+    # mentions the entity. A user's graph may carry them; the benchmark learns them (agentkgv.data.aliases).
+    subject_aliases: tuple[str, ...] = ()
+    object_aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # JSON gives lists; a triple stays hashable.
+        object.__setattr__(self, "subject_aliases", tuple(self.subject_aliases))
+        object.__setattr__(self, "object_aliases", tuple(self.object_aliases))
+
+    @property
+    def subject_names(self) -> tuple[str, ...]:
+        return (self.subject, *self.subject_aliases)
+
+    @property
+    def object_names(self) -> tuple[str, ...]:
+        return (self.object, *self.object_aliases)
 
     def verbalize(self) -> str:
         return f"{self.subject} {self.predicate} {self.object}"
@@ -32,6 +49,9 @@ class Fact:
     triple: Triple
     evidences: tuple[str, ...] = ()
     source: str = ""
+    # How the evidence sentences name the subject and the object, where the source says (LAMA does).
+    subject_surfaces: tuple[str, ...] = ()
+    object_surfaces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,11 @@
 """The formats users keep their own graphs in: JSON Lines, CSV/TSV with a header, N-Triples and Turtle.
 
 Tabular rows name their columns `subject`/`predicate`/`object` (or `s`/`p`/`o`), with optional `id`,
-`label` (true/false/1/0), `predicate_id`, `subject_id` and `object_id`. RDF terms are read as the
-verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its
-`rdfs:label` if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`).
+`label` (true/false/1/0), `predicate_id`, `subject_id`, `object_id`, and `subject_aliases` /
+`object_aliases` (a JSON list, or names joined by `|` in a table cell). RDF terms are read as the verifier
+reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its `rdfs:label`
+if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`), and its
+`skos:altLabel`s are its aliases.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".nt": "nt", ".ttl
 _RDFLIB_FORMATS = {"nt": "nt", "ttl": "turtle"}
 _COLUMNS = {"subject": ("subject", "s"), "predicate": ("predicate", "p"), "object": ("object", "o")}
 _OPTIONAL = ("predicate_id", "subject_id", "object_id")
+_ALIASES = ("subject_aliases", "object_aliases")
 _TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
 # Naming and documentation triples describe the graph's terms; they are not claims to verify.
 _ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, SKOS.prefLabel, SKOS.altLabel})
@@ -142,12 +145,23 @@ def _from_row(row: dict, path: Path, line: int) -> LabeledTriple:
             raise DataError(path, "missing or empty", line, field)
         values[field] = str(value).strip()
     optional = {key: str(row[key]).strip() for key in _OPTIONAL if row.get(key) not in (None, "")}
+    for key in _ALIASES:
+        if row.get(key) not in (None, ""):
+            optional[key] = _aliases(row[key], path, line, key)
     return LabeledTriple(
         id=str(row.get("id") or f"{path.stem}:{line}"),
         triple=Triple(**values, **optional),
         label=_label(row.get("label"), path, line),
         source=f"user:{path.name}",
     )
+
+
+def _aliases(value: object, path: Path, line: int, field: str) -> tuple[str, ...]:
+    """A JSON list of names, or in a table cell names joined by `|`."""
+    names = value.split("|") if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise DataError(path, f"expected a list of names or a '|'-joined string, got {json.dumps(value)}", line, field)
+    return tuple(name.strip() for name in names if name.strip())
 
 
 def _label(value: object, path: Path, line: int) -> bool | None:
@@ -172,7 +186,7 @@ def _read_rdf(path: Path, rdflib_format: str,
         if on_error is None or rdflib_format != "nt":
             raise
         graph = _parse_lines(path, on_error)
-    names = _names(graph)
+    names, aliases = _names(graph), _alt_labels(graph)
     claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
     for index, (subject, predicate, obj) in enumerate(claims, start=1):
         yield LabeledTriple(
@@ -184,6 +198,8 @@ def _read_rdf(path: Path, rdflib_format: str,
                 predicate_id=_term_id(predicate),
                 subject_id=_term_id(subject),
                 object_id=_term_id(obj),
+                subject_aliases=aliases.get(subject, ()),
+                object_aliases=aliases.get(obj, ()),
             ),
             source=f"user:{path.name}",
         )
@@ -236,6 +252,15 @@ def _names(graph: Graph) -> dict:
             if isinstance(label, Literal) and (label.language in (None, "en") or subject not in names):
                 names[subject] = str(label)
     return names
+
+
+def _alt_labels(graph: Graph) -> dict:
+    """Term -> its skos:altLabel names, the aliases a passage may name it by."""
+    aliases: dict = {}
+    for subject, label in sorted(graph.subject_objects(SKOS.altLabel)):
+        if isinstance(label, Literal):
+            aliases[subject] = (*aliases.get(subject, ()), str(label))
+    return aliases
 
 
 def _term_label(term: object, names: dict) -> str:

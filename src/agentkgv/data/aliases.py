@@ -1,0 +1,60 @@
+"""Other names of an entity, as documents write them: `Danish` for Denmark, `actress` for actor.
+
+The agent may call a triple true only when a shown passage names both its subject and its object, and a
+name is matched as a whole-word string. A passage stating "Paul Gustav Fischer was a Danish painter" then
+names no `Denmark`, though it states the citizenship: about one in six true training facts has no evidence
+sentence naming both labels. Where a user's graph carries aliases (Wikidata's altLabels), the triple holds
+them. The benchmark has none, so it learns them from how the evidence sentences of the *training* facts
+name their entities (LAMA's `sub_surface` / `obj_surface`); no test fact's sentence teaches a name.
+
+A surface form becomes an alias when it names the entity at least `min_count` times, so a one-off linking
+slip (`Paris, Texas` for Paris) does not; a form that contains the label already matches through it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import replace
+
+from agentkgv.data.records import Example, Fact, Triple
+from agentkgv.data.text import folded_words, label_key
+
+MIN_COUNT = 3
+MAX_ALIASES = 5
+
+
+def _contains(words: list[str], part: list[str]) -> bool:
+    return any(words[i:i + len(part)] == part for i in range(len(words) - len(part) + 1))
+
+
+def surface_aliases(facts: Iterable[Fact], min_count: int = MIN_COUNT,
+                    max_aliases: int = MAX_ALIASES) -> dict[str, tuple[str, ...]]:
+    """Aliases by entity label (`label_key`), most used first, from the facts' evidence surface forms."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    labels: dict[str, str] = {}
+    for fact in facts:
+        for label, surfaces in ((fact.triple.subject, fact.subject_surfaces),
+                                (fact.triple.object, fact.object_surfaces)):
+            labels.setdefault(label_key(label), label)
+            counts[label_key(label)].update(surfaces)
+    table = {}
+    for key, forms in counts.items():
+        label = folded_words(labels[key])
+        chosen = [form for form, count in forms.most_common()
+                  if count >= min_count and sum(map(len, folded_words(form))) >= 3
+                  and not _contains(folded_words(form), label)]
+        if chosen:
+            table[key] = tuple(chosen[:max_aliases])
+    return table
+
+
+def with_aliases(triple: Triple, table: dict[str, tuple[str, ...]]) -> Triple:
+    """The triple with its subject's and object's learned aliases added to any it already carries."""
+    subject = tuple(dict.fromkeys((*triple.subject_aliases, *table.get(label_key(triple.subject), ()))))
+    obj = tuple(dict.fromkeys((*triple.object_aliases, *table.get(label_key(triple.object), ()))))
+    return replace(triple, subject_aliases=subject, object_aliases=obj)
+
+
+def examples_with_aliases(examples: list[Example], table: dict[str, tuple[str, ...]]) -> list[Example]:
+    return [replace(e, triple=with_aliases(e.triple, table)) for e in examples]
