@@ -44,9 +44,11 @@ def test_report_holds_counts_scores_and_marked_evidence_and_loads_nothing(tmp_pa
 
 
 def test_highlight_marks_names_and_their_parts_case_blind():
-    marked = str(highlight("born in VIENNA, austria", {"subject": "x", "object": "Vienna, Austria"}))
+    marked = str(highlight("born in VIENNA, austria", {"subject": ["x"], "object": ["Vienna, Austria"]}))
     assert marked == 'born in <mark class="object">VIENNA, austria</mark>'
-    assert str(highlight("a < b", {"subject": "Vienna"})) == "a &lt; b"
+    assert str(highlight("a < b", {"subject": ["Vienna"]})) == "a &lt; b"
+    aliased = str(highlight("a Danish painter", {"subject": ["Paul Fischer"], "object": ["Denmark", "Danish"]}))
+    assert aliased == 'a <mark class="object">Danish</mark> painter'
 
 
 def _browser() -> str:

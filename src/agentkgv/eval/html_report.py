@@ -15,6 +15,7 @@ import csv
 import json
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -88,14 +89,16 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
                              v.evidence[0].text if v.evidence else "", "", ""])
 
 
-def highlight(text: str, names: dict[str, str]) -> Markup:
-    """`text` escaped, each occurrence of a name (or a long enough part of it) wrapped in <mark class=...>."""
+def highlight(text: str, names: dict[str, Sequence[str]]) -> Markup:
+    """`text` escaped, each occurrence of a name (a label or an alias, or a long enough part of one) wrapped
+    in <mark class=...>."""
     terms: dict[str, str] = {}
-    for css_class, name in names.items():
-        words = [w for w in name.split() if len(w) >= _MIN_WORD_CHARS and w[0].isupper()]
-        for term in [name, *_NAME_PARTS.split(name), *words]:
-            if len(term.strip(" ,()")) >= _MIN_PART_CHARS:
-                terms.setdefault(term.strip(" ,()").lower(), css_class)
+    for css_class, forms in names.items():
+        for name in forms:
+            words = [w for w in name.split() if len(w) >= _MIN_WORD_CHARS and w[0].isupper()]
+            for term in [name, *_NAME_PARTS.split(name), *words]:
+                if len(term.strip(" ,()")) >= _MIN_PART_CHARS:
+                    terms.setdefault(term.strip(" ,()").lower(), css_class)
     if not terms:
         return escape(text)
     pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
