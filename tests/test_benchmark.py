@@ -128,7 +128,7 @@ def test_aliases_are_learned_from_training_facts_only(small_benchmark, data, sma
     """Every alias a test triple carries is a surface form some training fact's evidence used, used at least
     MIN_COUNT times there; a form only test facts use teaches nothing."""
     from collections import Counter
-    from agentkgv.data.aliases import MIN_COUNT
+    from agentkgv.data.aliases import ALIAS_FILE, MIN_COUNT, read_alias_table
     from agentkgv.data.lama import iter_evidence_facts
     from agentkgv.data.text import label_key
     splits = _splits(small_benchmark)
@@ -143,6 +143,9 @@ def test_aliases_are_learned_from_training_facts_only(small_benchmark, data, sma
                                      (e.triple.object, e.triple.object_aliases)) for alias in aliases]
     assert carried, "the small benchmark should teach some aliases"
     assert all(seen[pair] >= MIN_COUNT for pair in carried)
+    # the table it learned is written for `verify --aliases`
+    written = read_alias_table(small_benchmark[0] / ALIAS_FILE)
+    assert all(alias in written[key] for key, alias in carried)
 
 
 def test_surface_aliases_need_repeats_and_a_new_name():

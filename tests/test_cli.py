@@ -59,6 +59,29 @@ def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, s
     assert len(ids) == 3 and len(set(ids)) == 3
 
 
+def test_verify_with_an_alias_file_counts_the_other_names_and_pins_the_table(tmp_path, data, small_passages):
+    cache, graph = user_graph(tmp_path, small_passages, "Allan Peiper,place of birth,Alexandra Town\n")
+    table = tmp_path / "aliases.jsonl"
+    table.write_text('{"name": "alexandra  town", "aliases": ["Alexandra"]}\n')
+    bare, aliased = tmp_path / "bare.jsonl", tmp_path / "aliased.jsonl"
+    assert run_cli("verify", str(graph), "-o", str(bare), "--method", "lexical", cache=cache, data=data.resolve()).returncode == 0
+    done = run_cli("verify", str(graph), "-o", str(aliased), "--method", "lexical", "--aliases", str(table),
+                   cache=cache, data=data.resolve())
+    assert done.returncode == 0, done.stderr
+    assert json.loads(bare.read_text())["verdict"] is False
+    record = json.loads(aliased.read_text())
+    assert record["verdict"] is True and record["triple"]["object_aliases"] == ["Alexandra"]
+    # another table would change what counts as a mention: the resume is refused
+    table.write_text('{"name": "Alexandra Town", "aliases": ["Alexandra", "Alex"]}\n')
+    refused = run_cli("verify", str(graph), "-o", str(aliased), "--method", "lexical", "--aliases", str(table),
+                      cache=cache, data=data.resolve())
+    assert refused.returncode != 0 and "aliases" in refused.stderr
+    table.write_text('{"name": "Alexandra Town", "aliases": "Alexandra"}\n')
+    bad = run_cli("verify", str(graph), "-o", str(tmp_path / "x.jsonl"), "--method", "lexical", "--aliases", str(table),
+                  cache=cache, data=data.resolve())
+    assert bad.returncode != 0 and "aliases.jsonl:1" in bad.stderr and "aliases" in bad.stderr
+
+
 def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
     from pathlib import Path
 

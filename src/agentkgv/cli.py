@@ -118,6 +118,8 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
+           aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
+                                                           "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
            base_model: BaseModelOpt = False, batch_size: int = pipeline.BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -129,7 +131,8 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
                                               embedding_model=embedding_model, index=index)
     run = run if base_model else run.with_trained_adapter()
     show_verdicts(pipeline.verify_file(Workspace(data_dir, cache_dir), run, triples, output, batch_size, trajectories,
-                                       ray_options(ray, address, workers, gpus_per_worker), on_error.value, HOOKS), output)
+                                       ray_options(ray, address, workers, gpus_per_worker), on_error.value, HOOKS,
+                                       aliases), output)
 
 
 @app.command("index")

@@ -13,13 +13,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
+from agentkgv.data.aliases import read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
                                      load_split)
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
@@ -264,27 +265,33 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
 
 def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = BATCH_SIZE,
                 trajectories: bool = False, ray: RayOptions | None = None, on_error: OnError = "fail",
-                hooks: Hooks = SILENT) -> list[Verdict]:
+                hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
     """Verdicts for a user's file of triples, appended to `output` (a rerun resumes). With `on_error="skip"`
-    the good rows are verified and the bad ones written with their reasons to `<output>.rejected.jsonl`."""
+    the good rows are verified and the bad ones written with their reasons to `<output>.rejected.jsonl`.
+    `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples' entities get too."""
     rejected: list | None = [] if on_error == "skip" else None
     items = list(read_triples(triples, rejected=rejected))
     if rejected:
         written = write_rejected(output, rejected)
         hooks.note(f"{len(rejected)} bad rows skipped (first: {rejected[0]}); all in {written}")
-    pinned_index, retriever = {}, None
+    pinned, retriever = {}, None
+    if aliases is not None:
+        table = read_alias_table(aliases)
+        items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]
+        # Other names change what counts as a mention, so a resume with another table is refused.
+        pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
     if run.retriever.index is not None:
         # The index decides the retriever's kind, and the run pins its contents: a resume against an index
         # whose passages changed since is refused.
         index = open_index(ws, run.retriever.index)
         run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model)
-        pinned_index, retriever = {"index": index.identity()}, index.retriever
+        pinned["index"], retriever = index.identity(), index.retriever
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, run, ray, hooks, retriever) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
         with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
             verdicts = run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
-                                    run.identity(opened.llm_name) | pinned_index)
+                                    run.identity(opened.llm_name) | pinned)
     if len(verdicts) < len(items):
         hooks.note(f"{len(items) - len(verdicts)} triples failed (the model server gave no answer); "
                    "a rerun of the same command retries them")

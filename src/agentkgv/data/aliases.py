@@ -9,6 +9,10 @@ name their entities (LAMA's `sub_surface` / `obj_surface`); no test fact's sente
 
 A surface form becomes an alias when it names the entity at least `min_count` times, so a one-off linking
 slip (`Paris, Texas` for Paris) does not; a form that contains the label already matches through it.
+
+The table is also a file (`aliases.jsonl`, one `{"name": ..., "aliases": [...]}` per entity): the benchmark
+writes what it learned there, and `verify --aliases` adds a table (that one, or the user's own) to the
+triples of any graph.
 """
 
 from __future__ import annotations
@@ -16,12 +20,16 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 
+from agentkgv.data.errors import DataError, require
+from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.records import Example, Fact, Triple
 from agentkgv.data.text import folded_words, label_key
 
 MIN_COUNT = 3
 MAX_ALIASES = 5
+ALIAS_FILE = "aliases.jsonl"
 
 
 def _contains(words: list[str], part: list[str]) -> bool:
@@ -58,3 +66,22 @@ def with_aliases(triple: Triple, table: dict[str, tuple[str, ...]]) -> Triple:
 
 def examples_with_aliases(examples: list[Example], table: dict[str, tuple[str, ...]]) -> list[Example]:
     return [replace(e, triple=with_aliases(e.triple, table)) for e in examples]
+
+
+def write_alias_table(path: Path, table: dict[str, tuple[str, ...]]) -> int:
+    return write_jsonl(path, ({"name": name, "aliases": list(aliases)} for name, aliases in sorted(table.items())))
+
+
+def read_alias_table(path: Path) -> dict[str, tuple[str, ...]]:
+    """An alias file as a table; a bad line raises DataError naming the file, line and field."""
+    table: dict[str, tuple[str, ...]] = {}
+    for line, record in read_jsonl(path):
+        name = require(record, "name", path, line)
+        aliases = require(record, "aliases", path, line)
+        if not isinstance(name, str):
+            raise DataError(path, f"expected a name, got {name!r}", line, "name")
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise DataError(path, f"expected a list of names, got {aliases!r}", line, "aliases")
+        key = label_key(name)
+        table[key] = tuple(dict.fromkeys((*table.get(key, ()), *(a.strip() for a in aliases if a.strip()))))
+    return table

@@ -21,7 +21,7 @@ from typing import TypeVar
 import numpy as np
 from pydantic import model_validator
 
-from agentkgv.data.aliases import examples_with_aliases, surface_aliases
+from agentkgv.data.aliases import ALIAS_FILE, examples_with_aliases, surface_aliases, write_alias_table
 from agentkgv.data.co_mention import ObjectNames, choose, find_co_mentions, sentences_by_subject
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
@@ -323,6 +323,7 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
         random.Random(f"{config.seed}:{split}").shuffle(examples)
         write_jsonl(out_dir / f"{split}.jsonl", (e.to_json() for e in examples))
     write_jsonl(out_dir / "stats.jsonl", (asdict(s) for s in stats))
+    write_alias_table(out_dir / ALIAS_FILE, aliases)
     return stats
 
 
