@@ -299,6 +299,10 @@ def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rul
     assert view.text == ("Paul Gustav Fischer (1860 in Copenhagen) was a [O:Danish painter], known as "
                          "[S:P. G. Fischer]")  # the longer alias is the mention
     assert view.has_subject and view.has_object
+    # An alias that is the other entity's name stays that entity's mention.
+    shared = view_passage("Indonesian is spoken in Indonesia.", "Indonesian", "Indonesia", 50, ["Indonesia"],
+                          ["Indonesian"])
+    assert shared.text == "[S:Indonesian] is spoken in [O:Indonesia]"
     bare = Triple("P. G. Fischer", "country of citizenship", "Denmark", "P27")
     aliased = Triple("P. G. Fischer", "country of citizenship", "Denmark", "P27", object_aliases=("Danish",))
     retriever = BM25Retriever.build([Passage("p1", text), Passage("p2", "Copenhagen is the capital of Denmark.")],

@@ -125,22 +125,22 @@ def test_take_stratified_round_robin():
 
 
 def test_aliases_are_learned_from_training_facts_only(small_benchmark, data, small_config):
-    """Every alias a test triple carries is a surface form some training fact's evidence used, used at least
-    MIN_COUNT times there; a form only test facts use teaches nothing."""
+    """Every alias a triple carries is a surface form that the evidence of at least MIN_COUNT distinct
+    training facts used for that entity; a form only test facts use teaches nothing."""
     from collections import Counter
-    from agentkgv.data.aliases import ALIAS_FILE, MIN_COUNT, read_alias_table
+    from agentkgv.data.aliases import ALIAS_FILE, MIN_COUNT, name_key, read_alias_table
     from agentkgv.data.lama import iter_evidence_facts
-    from agentkgv.data.text import label_key
     splits = _splits(small_benchmark)
     train_keys = {triple_key(e.triple) for e in splits["train"] if e.label}
-    facts = [f for pid in {*small_config.regimes.head, *small_config.regimes.long_tail, *small_config.regimes.unseen}
-             for f in iter_evidence_facts(data, pid)]
-    seen = Counter((label_key(name), form) for f in facts if triple_key(f.triple) in train_keys
+    facts = {triple_key(f.triple): f for pid in {*small_config.regimes.head, *small_config.regimes.long_tail,
+                                                 *small_config.regimes.unseen}
+             for f in iter_evidence_facts(data, pid)}
+    seen = Counter((name_key(name), form) for key, f in facts.items() if key in train_keys
                    for name, forms in ((f.triple.subject, f.subject_surfaces), (f.triple.object, f.object_surfaces))
-                   for form in forms)
-    carried = [(label_key(name), alias) for split in splits.values() for e in split
+                   for form in set(forms))
+    carried = {(name_key(name), alias) for split in splits.values() for e in split
                for name, aliases in ((e.triple.subject, e.triple.subject_aliases),
-                                     (e.triple.object, e.triple.object_aliases)) for alias in aliases]
+                                     (e.triple.object, e.triple.object_aliases)) for alias in aliases}
     assert carried, "the small benchmark should teach some aliases"
     assert all(seen[pair] >= MIN_COUNT for pair in carried)
     # the table it learned is written for `verify --aliases`
@@ -148,12 +148,20 @@ def test_aliases_are_learned_from_training_facts_only(small_benchmark, data, sma
     assert all(alias in written[key] for key, alias in carried)
 
 
-def test_surface_aliases_need_repeats_and_a_new_name():
+def test_surface_aliases_need_distinct_facts_and_a_new_name():
     from agentkgv.data.aliases import surface_aliases, with_aliases
-    fact = Fact(Triple("Paul Fischer", "citizenship", "Denmark"), (), "x",
-                subject_surfaces=("Paul Fischer",) * 3, object_surfaces=("Danish", "Danish", "Danish", "Denmark, Europe",
-                                                                          "Denmark, Europe", "Denmark, Europe", "DK"))
-    table = surface_aliases([fact])
-    assert table == {"denmark": ("Danish",)}  # "Denmark, Europe" matches through the label; "DK" is once
-    triple = with_aliases(Triple("Karen Blixen", "citizenship", "Denmark", object_aliases=("Dansk",)), table)
+
+    def fact(subject, obj, subject_forms, object_forms):
+        return Fact(Triple(subject, "p", obj), (), "x", subject_forms, object_forms)
+
+    facts = [fact(f"Painter {i}", "Denmark", (f"Painter {i}",), ("Danish", "Danish", "Denmark, Europe"))
+             for i in range(3)]
+    facts += [fact("Paul Fischer", "Denmark", ("Fischer", "Fischer", "Fischer"), ("DK", "DK", "DK")),
+              *(fact("Paul Fischer", f"x{i}", ("Fischer",), ()) for i in range(3)),
+              *(fact(f"P{i}", "United States of America", (), ("United States",)) for i in range(3))]
+    table = surface_aliases(facts)
+    # "Denmark, Europe" matches through the label; "DK" repeats within one fact only; "Fischer" is one word
+    # of the longer name; "United States" is two words of it, a name of its own.
+    assert table == {"denmark": ("Danish",), "united states of america": ("United States",)}
+    triple = with_aliases(Triple("Karen Blixen", "citizenship", "DENMARK", object_aliases=("Dansk",)), table)
     assert triple.object_aliases == ("Dansk", "Danish") and triple.subject_aliases == ()

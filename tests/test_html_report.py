@@ -49,6 +49,7 @@ def test_highlight_marks_names_and_their_parts_case_blind():
     assert str(highlight("a < b", {"subject": ["Vienna"]})) == "a &lt; b"
     aliased = str(highlight("a Danish painter", {"subject": ["Paul Fischer"], "object": ["Denmark", "Danish"]}))
     assert aliased == 'a <mark class="object">Danish</mark> painter'
+    assert str(highlight("he himself", {"object": ["Elf"]})) == "he himself"  # whole words only
 
 
 def _browser() -> str:

@@ -20,7 +20,7 @@ from typing import Literal
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
-from agentkgv.data.aliases import read_alias_table, with_aliases
+from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
                                      load_split)
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
@@ -98,7 +98,8 @@ def build_benchmark_into(ws: Workspace, config: BenchmarkConfig, hooks: Hooks = 
 
 
 def ensure_benchmark(ws: Workspace, hooks: Hooks = SILENT) -> None:
-    if not all((ws.benchmark / f"{split}.jsonl").exists() for split in SPLITS):
+    # A benchmark built before aliases existed has no alias table: rebuilt, so its triples carry them.
+    if not all((ws.benchmark / name).exists() for name in [*(f"{split}.jsonl" for split in SPLITS), ALIAS_FILE]):
         build_benchmark_into(ws, BenchmarkConfig.load(), hooks)
 
 

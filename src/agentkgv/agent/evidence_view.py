@@ -81,12 +81,20 @@ def _spans_of(words: list[tuple[int, int, str]], names: Sequence[str]) -> list[t
     return _outside(spans, spans)
 
 
+def _same_name(name: str, others: Sequence[str]) -> bool:
+    return any(folded_words(name) == folded_words(other) for other in others)
+
+
 def view_passage(text: str, subject: str, obj: str, max_words: int,
                  subject_aliases: Sequence[str] = (), object_aliases: Sequence[str] = ()) -> PassageView:
     """The window(s) of the passage the model reads, with the subject's and object's mentions (by label or
     alias) marked."""
     words = _words(text)
-    subjects, objects = _spans_of(words, [subject, *subject_aliases]), _spans_of(words, [obj, *object_aliases])
+    # An alias that is the other entity's name (`Indonesian` for Indonesia, in a triple about the language)
+    # would take that entity's mentions for its own.
+    subject_names = [subject, *(a for a in subject_aliases if not _same_name(a, [obj, *object_aliases]))]
+    object_names = [obj, *(a for a in object_aliases if not _same_name(a, [subject, *subject_aliases]))]
+    subjects, objects = _spans_of(words, subject_names), _spans_of(words, object_names)
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)

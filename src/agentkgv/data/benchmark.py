@@ -317,7 +317,8 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
 
     splits[DOCS_SPLIT] = factbench_docs_examples(data_dir)
     # Only the training facts' sentences teach names; every split's triples then carry them.
-    aliases = surface_aliases(p.positive for p in train_pairs)
+    in_train = {triple_key(e.triple) for e in splits["train"] if e.label}
+    aliases = surface_aliases(p.positive for p in train_pairs if triple_key(p.positive.triple) in in_train)
     for split, examples in splits.items():
         examples[:] = examples_with_aliases(examples, aliases)
         random.Random(f"{config.seed}:{split}").shuffle(examples)

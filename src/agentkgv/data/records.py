@@ -26,9 +26,10 @@ class Triple:
     object_aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        # JSON gives lists; a triple stays hashable.
-        object.__setattr__(self, "subject_aliases", tuple(self.subject_aliases))
-        object.__setattr__(self, "object_aliases", tuple(self.object_aliases))
+        # JSON gives lists; a triple stays hashable. A lone name is one alias, not its letters.
+        for name in ("subject_aliases", "object_aliases"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
     @property
     def subject_names(self) -> tuple[str, ...]:

@@ -101,7 +101,9 @@ def highlight(text: str, names: dict[str, Sequence[str]]) -> Markup:
                     terms.setdefault(term.strip(" ,()").lower(), css_class)
     if not terms:
         return escape(text)
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    # Whole words only: a short alias ("Elf") must not light up inside another word ("himself").
+    alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
     pieces, last = [], 0
     for match in pattern.finditer(text):
         pieces += [escape(text[last:match.start()]),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from agentkgv.agent.combinations import compose_query, paraphrases_of
-from agentkgv.agent.lexical import mentions
+from agentkgv.agent.lexical import mentions_any
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import Example
 from agentkgv.retrieval.base import Retriever
@@ -56,6 +56,6 @@ def compare(summarizer: Summarizer, requests: list[SummaryRequest], batch_size: 
     n = max(1, len(results))
     return SummaryRow(
         summarizer=summarizer.name, requests=len(results),
-        keeps_object=sum(mentions(r.summary, q.triple.object) for r, q in zip(results, requests)) / n,
+        keeps_object=sum(mentions_any(r.summary, q.triple.object_names) for r, q in zip(results, requests)) / n,
         mean_chars=sum(len(r.summary) for r in results) / n, seconds_per_summary=elapsed / n,
         tokens_per_summary=sum(r.prompt_tokens + r.completion_tokens for r in results) / n)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from agentkgv.agent.agentkgv import Trajectory
 from agentkgv.agent.combinations import compose_query
-from agentkgv.agent.lexical import mentions
+from agentkgv.agent.lexical import mentions_any
 from agentkgv.agent.prompts import action_text, reader_view
 from agentkgv.data.records import Example
 from agentkgv.llm.base import Completion, Prompt
@@ -42,6 +42,8 @@ class Privilege:
     # A hard negative's true object; a co-mention negative's stated relation (either may be unknown).
     true_object: str | None = None
     stated_relation: str | None = None
+    # Other names of the true object, which a passage giving it may use instead.
+    true_object_aliases: tuple[str, ...] = ()
 
 
 def privileges(examples: Iterable[Example]) -> dict[str, Privilege]:
@@ -55,9 +57,10 @@ def privileges(examples: Iterable[Example]) -> dict[str, Privilege]:
     for e in examples:
         positive = by_id.get(e.negative_of) if e.negative_of else None
         co_mention = e.extra.get("negative") == "co_mention"
-        table[e.id] = Privilege(e.label, co_mention,
-                                positive.triple.object if positive is not None and not co_mention else None,
-                                (e.extra.get("stated_relation") or None) if co_mention else None)
+        replaced = positive is not None and not co_mention
+        table[e.id] = Privilege(e.label, co_mention, positive.triple.object if replaced else None,
+                                (e.extra.get("stated_relation") or None) if co_mention else None,
+                                positive.triple.object_aliases if replaced else ())
     return table
 
 
@@ -106,7 +109,7 @@ class PrivilegedTeacher:
                 gold = view.has_subject and view.has_object
             else:
                 gold = (privilege.true_object is not None and view.has_subject
-                        and mentions(view.text, privilege.true_object))
+                        and mentions_any(view.text, (privilege.true_object, *privilege.true_object_aliases)))
             if gold:
                 numbers.append(number)
         return numbers
