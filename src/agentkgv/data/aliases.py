@@ -2,14 +2,14 @@
 
 The agent may call a triple true only when a shown passage names both its subject and its object, and a
 name is matched as a whole-word string. A passage stating "Paul Gustav Fischer was a Danish painter" then
-names no `Denmark`, though it states the citizenship: about one in six true training facts has no evidence
+names no `Denmark`, though it states the citizenship: about one in five true training facts has no evidence
 sentence naming both labels. Where a user's graph carries aliases (Wikidata's altLabels), the triple holds
 them. The benchmark has none, so it learns them from how the evidence sentences of the *training* facts
 name their entities (LAMA's `sub_surface` / `obj_surface`); no test fact's sentence teaches a name.
 
 A surface form becomes an alias when the evidence of at least `min_count` distinct facts names the entity
-so, so a one-off linking slip (`Paris, Texas` for Paris) does not; a form that contains the label already
-matches through it, and one word of a longer name (a surname) names others as often.
+by it, which a one-off linking slip (`Paris, Texas` for Paris) does not; a form that contains the label
+already matches through it, and one word of a longer name (a surname) names others as often.
 
 The table is also a file (`aliases.jsonl`, one `{"name": ..., "aliases": [...]}` per entity): the benchmark
 writes what it learned there, and `verify --aliases` adds a table (that one, or the user's own) to the
