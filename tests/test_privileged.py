@@ -27,7 +27,7 @@ NEGATIVE = Example("train:P19:neg", Triple("Allan Peiper", "place of birth", "Za
                    "head", negative_of=POSITIVE.id)
 
 
-# The teacher writes every turn, the first and the unfounded judgments too (teacher_agent_config), so its
+# The teacher writes every turn, the first and the unfounded judgments too (every_turn_taught), so its
 # student replays with the rules that take those turns off.
 STUDENT = AgentConfig(settle_unfounded=False, open_by_rule=False)
 
@@ -70,6 +70,24 @@ def test_sft_states_equal_what_the_agent_builds_at_inference(small_bm25):
         assert [p.prompt for p in pairs] == [turn.messages for turn in student.trajectory]
         assert [p.completion for p in pairs] == [turn.action_text for turn in taught.trajectory]
         assert student.verdict == taught.verdict
+
+
+def test_the_teacher_command_plays_every_turn_under_the_default_run_config(small_bm25, tmp_path):
+    """A deployed agent's rules open the search and settle "false" without a model; in a teacher run they would
+    take the teacher's turns, and its data would lose the routing pairs and the rewrites before a "false"."""
+    from agentkgv.agent.base import RULE
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.eval.runner import load_run
+    from agentkgv.train.teacher import TeacherConfig, run_teacher, teacher_logs
+
+    assert RunConfig().agent.open_by_rule and RunConfig().agent.settle_unfounded  # the defaults this guards
+    run_teacher(RunConfig(), TeacherConfig(triples=2), "privileged", [POSITIVE, NEGATIVE], small_bm25, PARAPHRASES,
+                None, tmp_path)
+    verdicts = [v for log in teacher_logs(tmp_path) for v in load_run(log).values()]
+    assert len(verdicts) == 2
+    for verdict in verdicts:
+        assert all(turn.finish_reason != RULE for turn in verdict.trajectory)
+        assert sft_pairs(verdict, "all")[0].kind == "routing"
 
 
 def test_teacher_actions_are_text_the_model_is_decoded_to(small_bm25):

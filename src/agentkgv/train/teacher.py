@@ -51,17 +51,19 @@ class TeacherConfig(Settings):
     max_searches: int = Field(3, ge=1)
 
 
+def every_turn_taught(agent: AgentConfig) -> AgentConfig:
+    """The agent settings with the rules that take turns without a model off, for any teacher: it judges every
+    state, so its data has the unfounded judgments and the rewrites before them, and writes the first turn,
+    so a student that routes learns it."""
+    return agent.model_copy(update={"settle_unfounded": False, "open_by_rule": False})
+
+
 def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
-    """The student's agent settings with the teacher's prompt, aids and sampling seed for one sample."""
-    return agent.model_copy(update={"teacher_prompt": True, "gold_hint": teacher.gold_hint,
-                                    "min_searches": teacher.min_searches, "table_queries": teacher.table_queries,
-                                    "max_searches": teacher.max_searches,
-                                    # the teacher judges every state, so its data has unfounded judgments too
-                                    "settle_unfounded": False,
-                                    # and writes the first turn, so a student that routes learns it
-                                    "open_by_rule": False,
-                                    "temperature": teacher.temperature,
-                                    "seed": teacher.seed + sample})
+    """The student's agent settings with the LLM teacher's prompt, aids and sampling seed for one sample."""
+    return every_turn_taught(agent).model_copy(update={
+        "teacher_prompt": True, "gold_hint": teacher.gold_hint, "min_searches": teacher.min_searches,
+        "table_queries": teacher.table_queries, "max_searches": teacher.max_searches,
+        "temperature": teacher.temperature, "seed": teacher.seed + sample})
 
 
 def training_draw(examples: list[Example], count: int, seed: int) -> list[Example]:
@@ -117,7 +119,8 @@ def teacher_verifier(run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy,
         a = run.agent
         teacher = PrivilegedTeacher(privileges(train), plan.max_searches, a.reasoning_chars, a.max_cited,
                                     a.max_passage_words)
-        return build_verifier(run, retriever, paraphrases, policy=teacher)
+        return build_verifier(run.model_copy(update={"agent": every_turn_taught(a)}), retriever, paraphrases,
+                              policy=teacher)
     sampled = run.model_copy(update={"agent": teacher_agent_config(run.agent, plan, sample)})
     return build_verifier(sampled, retriever, paraphrases, llm)
 
