@@ -112,6 +112,19 @@ def test_a_resume_with_other_settings_is_refused_and_the_same_settings_resume(tm
     assert len(run_verifier(verifier, _items(4), log, batch_size=2, settings=dict(trained))) == 4
 
 
+def test_a_resume_whose_triple_changed_under_its_id_is_refused(tmp_path):
+    """New aliases (a rebuilt benchmark) or an edited row keep their id; the logged verdict was on the old one."""
+    log = tmp_path / "run.jsonl"
+    run_verifier(CountingVerifier(), _items(2), log, batch_size=2)
+    before = log.read_bytes()
+    changed = _items(3)
+    changed[1] = LabeledTriple("t1", Triple("s1", "p", "o", object_aliases=("O",)), False)
+    with pytest.raises(RunSettingsChanged, match="t1"):
+        run_verifier(CountingVerifier(), changed, log, batch_size=2)
+    assert log.read_bytes() == before
+    assert len(run_verifier(CountingVerifier(), _items(3), log, batch_size=2)) == 3
+
+
 class FlakyVerifier(CountingVerifier):
     """Its model fails, after every retry, on the triples named in `broken`."""
 

@@ -135,6 +135,12 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
         if settings is not None:
             check_settings(log_path, settings)
         done = load_run(log_path, repair=True)
+        # An id whose triple changed since (other aliases after a benchmark rebuild, an edited row) would keep
+        # a verdict on what the triple was.
+        changed = next((item for item in items if item.id in done and done[item.id].triple != item.triple), None)
+        if changed is not None:
+            raise RunSettingsChanged(f"{log_path} holds triple {changed.id} as {done[changed.id].triple}, now "
+                                     f"{changed.triple}; start another run (--run-name, or another output file)")
         todo = [item for item in items if item.id not in done]
         on_batch(len(items) - len(todo))
         with log_path.open("a", encoding="utf-8") as handle:
