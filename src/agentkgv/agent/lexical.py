@@ -15,14 +15,15 @@ from agentkgv.data.text import fold
 from agentkgv.retrieval.base import Retriever
 
 
-def mentions(passage: str, name: str) -> bool:
-    """Whole-word containment, so `Ira` does not match inside `Iran`."""
-    needle = fold(name)
-    return needle.strip() != "" and needle in fold(passage)
-
-
 def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
-    return any(mentions(passage, name) for name in names)
+    """Whole-word containment of any of `names`, so `Ira` does not match inside `Iran`; the passage is folded
+    once for all of them."""
+    text = fold(passage)
+    return any(needle.strip() != "" and needle in text for needle in map(fold, names))
+
+
+def mentions(passage: str, name: str) -> bool:
+    return mentions_any(passage, (name,))
 
 
 class LexicalVerifier:

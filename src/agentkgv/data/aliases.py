@@ -25,7 +25,7 @@ from pathlib import Path
 
 from agentkgv.data.errors import DataError, require
 from agentkgv.data.jsonl import read_jsonl, write_jsonl
-from agentkgv.data.records import Example, Fact, Triple
+from agentkgv.data.records import Fact, Triple
 from agentkgv.data.text import folded_words
 
 MIN_COUNT = 3
@@ -76,10 +76,6 @@ def with_aliases(triple: Triple, table: dict[str, tuple[str, ...]]) -> Triple:
     subject = tuple(dict.fromkeys((*triple.subject_aliases, *table.get(name_key(triple.subject), ()))))
     obj = tuple(dict.fromkeys((*triple.object_aliases, *table.get(name_key(triple.object), ()))))
     return replace(triple, subject_aliases=subject, object_aliases=obj)
-
-
-def examples_with_aliases(examples: list[Example], table: dict[str, tuple[str, ...]]) -> list[Example]:
-    return [replace(e, triple=with_aliases(e.triple, table)) for e in examples]
 
 
 def write_alias_table(path: Path, table: dict[str, tuple[str, ...]]) -> int:

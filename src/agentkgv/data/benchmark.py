@@ -13,7 +13,7 @@ import hashlib
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import TypeVar
@@ -21,7 +21,7 @@ from typing import TypeVar
 import numpy as np
 from pydantic import model_validator
 
-from agentkgv.data.aliases import ALIAS_FILE, examples_with_aliases, surface_aliases, write_alias_table
+from agentkgv.data.aliases import ALIAS_FILE, surface_aliases, with_aliases, write_alias_table
 from agentkgv.data.co_mention import ObjectNames, choose, find_co_mentions, sentences_by_subject
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
@@ -320,7 +320,7 @@ def build_benchmark(data_dir: Path, out_dir: Path, config: BenchmarkConfig,
     in_train = {triple_key(e.triple) for e in splits["train"] if e.label}
     aliases = surface_aliases(p.positive for p in train_pairs if triple_key(p.positive.triple) in in_train)
     for split, examples in splits.items():
-        examples[:] = examples_with_aliases(examples, aliases)
+        examples[:] = [replace(e, triple=with_aliases(e.triple, aliases)) for e in examples]
         random.Random(f"{config.seed}:{split}").shuffle(examples)
         write_jsonl(out_dir / f"{split}.jsonl", (e.to_json() for e in examples))
     write_jsonl(out_dir / "stats.jsonl", (asdict(s) for s in stats))
