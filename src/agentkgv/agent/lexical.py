@@ -22,10 +22,6 @@ def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
     return any(needle.strip() != "" and needle in text for needle in map(fold, names))
 
 
-def mentions(passage: str, name: str) -> bool:
-    return mentions_any(passage, (name,))
-
-
 class LexicalVerifier:
     name = "lexical"
 
