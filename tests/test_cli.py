@@ -90,8 +90,9 @@ def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedde
     from agentkgv.pipeline import method_runs
 
     def run(**options) -> RunConfig:
-        return RunConfig.load(None).with_options(**options)
+        return RunConfig.load(None).with_options(judge="llm", **options)
 
+    assert RunConfig().with_trained_adapter().llm.adapter is None  # the default agent judges with the reader
     assert run(method="agentkgv").with_trained_adapter().llm.adapter == Path(TRAINED_ADAPTER)
     own = Path("my/adapter")
     assert run(method="agentkgv", adapter=own).with_trained_adapter().llm.adapter == own
@@ -114,7 +115,7 @@ def test_a_demo_with_new_shipped_weights_starts_its_own_run_folder(tmp_path):
     adapter = tmp_path / "adapter"
     adapter.mkdir()
     (adapter / "adapter_model.safetensors").write_bytes(b"old weights")
-    run = RunConfig.load(None).with_options(method="agentkgv", adapter=adapter)
+    run = RunConfig.load(None).with_options(method="agentkgv", judge="llm", adapter=adapter)
     before = demo_run_name(run)
     assert demo_run_name(run) == before  # the same demo resumes
     (adapter / "adapter_model.safetensors").write_bytes(b"new weights")
@@ -134,7 +135,7 @@ def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeyp
         return None if config.method == "lexical" else loads.append(config.llm.adapter) or object()
 
     monkeypatch.setattr(pipeline, "load_llm", load_llm)
-    configs = pipeline.method_runs(RunConfig(), ["lexical", "direct", "agentkgv", "single_rag"], trained=True)
+    configs = pipeline.method_runs(RunConfig(judge="llm"), ["lexical", "direct", "agentkgv", "single_rag"], trained=True)
     lexical, direct, agent, rag = pipeline.shared_llms(configs)
     assert lexical is None and direct is rag and agent is not direct
     assert loads == [None, Path(TRAINED_ADAPTER)]

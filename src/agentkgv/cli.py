@@ -10,7 +10,7 @@ import typer
 
 from agentkgv import pipeline
 from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
-                                  EmbeddingOpt, GpusOpt, IndexOpt, MethodsHelp, ModelOpt, OnErrorMode, OnErrorOpt,
+                                  EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ReaderOpt, ModelOpt, OnErrorMode, OnErrorOpt,
                                   OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, SummarizerOpt, TrainRunOpt,
                                   WordsOpt, WorkersOpt, ray_options)
 from agentkgv.agent.run_config import RunConfig
@@ -97,15 +97,17 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                  limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
-                 adapter: AdapterOpt = None, summarizer: SummarizerOpt = None,
-                 label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
+                 adapter: AdapterOpt = None, summarizer: SummarizerOpt = None, judge: JudgeOpt = None,
+                 reader: ReaderOpt = None, label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
                  batch_size: int = pipeline.BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  base_model: BaseModelOpt = False, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable. The agent runs the
-    shipped trained adapter unless --base-model or --adapter; the baselines run the bare backbone."""
+    """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable. The agent judges with
+    the shipped evidence reader (--judge llm: the LLM agent on the shipped trained adapter unless --base-model
+    or --adapter); the LLM baselines run the bare backbone."""
     run = RunConfig.load(config).with_options(backend=backend, model=model, adapter=adapter, summarizer=summarizer,
-                                              retriever=retriever, embedding_model=embedding_model, cache=cache)
+                                              retriever=retriever, embedding_model=embedding_model, cache=cache,
+                                              judge=judge, reader=reader)
     show_eval(pipeline.run_eval(Workspace(data_dir, cache_dir), run, methods, splits, limit, label, batch_size,
                                 run_name, not base_model, HOOKS))
 
@@ -116,7 +118,7 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
-           summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None,
+           summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None, judge: JudgeOpt = None, reader: ReaderOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
                                                            "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
@@ -125,10 +127,11 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
 
-    The agent runs the embedded SmolLM2 with the shipped trained adapter unless told otherwise."""
+    The agent judges with the shipped evidence reader; --judge llm runs the LLM agent (the embedded SmolLM2
+    with the shipped trained adapter unless told otherwise)."""
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
-                                              embedding_model=embedding_model, index=index)
+                                              embedding_model=embedding_model, index=index, judge=judge, reader=reader)
     run = run if base_model else run.with_trained_adapter()
     show_verdicts(pipeline.verify_file(Workspace(data_dir, cache_dir), run, triples, output, batch_size, trajectories,
                                        ray_options(ray, address, workers, gpus_per_worker), on_error.value, HOOKS,
@@ -162,16 +165,17 @@ def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
 def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples per measurement.")] = 16,
                              batch_sizes: Annotated[list[int], typer.Option("--batch-size")] = [1, 8],
                              method: str = "agentkgv", split: str = "test_long_tail", retriever: RetrieverOpt = None,
-                             config: RunConfigOpt = None, base_model: BaseModelOpt = False, ray: RayOpt = False,
+                             config: RunConfigOpt = None, judge: JudgeOpt = None, base_model: BaseModelOpt = False, ray: RayOpt = False,
                              address: AddressOpt = None, workers: WorkersOpt = 2, data_dir: DataOpt = None,
                              cache_dir: CacheOpt = None) -> None:
     """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real; the
     shipped adapter unless --base-model. With --ray, each batch size is per actor."""
-    run = RunConfig.load(config).with_options(method=method, retriever=retriever)
+    run = RunConfig.load(config).with_options(method=method, retriever=retriever, judge=judge)
     run = run if base_model else run.with_trained_adapter()
     rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
                                      ray_options(ray, address, workers), HOOKS)
-    show(f"{method} throughput ({split}, {run.llm.backend}:{run.llm.model}{f', Ray x{workers}' if ray else ''})",
+    backbone = "evidence reader" if run.uses_reader else f"{run.llm.backend}:{run.llm.model}"
+    show(f"{method} throughput ({split}, {backbone}{f', Ray x{workers}' if ray else ''})",
          ThroughputRow, rows)
 
 
@@ -205,8 +209,8 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
     if policy not in ("privileged", "llm"):
         raise typer.BadParameter("--policy must be 'privileged' or 'llm'")
-    run = RunConfig.load(config).with_options(method="agentkgv", backend=backend, model=model, base_url=base_url,
-                                              retriever=retriever)
+    run = RunConfig.load(config).with_options(method="agentkgv", judge="llm", backend=backend, model=model,
+                                              base_url=base_url, retriever=retriever)
     plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed, gold_hint=gold_hint,
                          min_searches=min_searches, table_queries=table_queries, max_searches=max_searches)
     ws = Workspace(data_dir, cache_dir)
@@ -231,6 +235,18 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
         run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Stage-1 training: LoRA SFT with TRL on the pairs from `sft-data`; resumes from its last checkpoint."""
     show_sft_run(pipeline.sft(Workspace(data_dir, cache_dir), run_name, settings_path, threads))
+
+
+@app.command("train-reader")
+def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Reader settings TOML (configs/reader_*.toml).")] = None,
+                         threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
+                         run_name: TrainRunOpt = "reader", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Train the evidence reader on this CPU: build its pairs from the training split and the corpus, train
+    the cross-encoder (resumes from its last checkpoint), and calibrate its verdicts on held-out training
+    triples."""
+    ws = Workspace(data_dir, cache_dir)
+    record = pipeline.train_reader(ws, run_name, settings_path, threads, HOOKS)
+    console.print_json(data={k: v for k, v in record.items() if k != "settings"})
 
 
 @app.command()

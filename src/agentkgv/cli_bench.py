@@ -1,5 +1,5 @@
-"""Benchmark commands of the `agentkgv` command line: summarizers, poisoned evidence, and a model server that
-fails on purpose. `cli.py` adds them to its own commands."""
+"""Benchmark commands of the `agentkgv` command line: summarizers, poisoned evidence, confidence, and a model
+server that fails on purpose. `cli.py` adds them to its own commands."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 from agentkgv import pipeline
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
-from agentkgv.display import HOOKS, print_table, show
+from agentkgv.display import HOOKS, console, print_table, show
+from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.llm.fault_proxy import FaultConfig, serve
 from agentkgv.paths import Workspace
@@ -41,6 +42,20 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
     headers, rows = pipeline.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
                                           limit, variants, index_name, batch_size, run_name, HOOKS)
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
+
+
+@benches.command("bench-confidence")
+def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run-name", help="Eval run folders under the cache.")] = ["eval"],
+                             review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7,
+                             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """How far each logged run's confidence can be trusted (ECE, the share sent to review, accuracy on the
+    rest) and FactBench-docs accuracy per kind of false fact; writes a reliability diagram."""
+    report = pipeline.bench_confidence(Workspace(data_dir, cache_dir), run_names, review_below)
+    show("Confidence: expected calibration error of P(true), and review at confidence < "
+         f"{review_below}", ConfidenceRow, report.rows)
+    if report.kinds:
+        show("FactBench-docs accuracy per kind of fact", KindRow, report.kinds)
+    console.print(f"reliability diagram: {report.plot}")
 
 
 @benches.command("fault-proxy")

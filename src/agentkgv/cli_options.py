@@ -25,6 +25,11 @@ AdapterOpt = Annotated[Optional[Path], typer.Option(
 SummarizerOpt = Annotated[Optional[str], typer.Option("--summarizer", help="llm or extractive.")]
 BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server URL.")]
 RunConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Run config TOML (see configs/); options override it.")]
+JudgeOpt = Annotated[Optional[str], typer.Option(
+    "--judge", help="Who judges the agent's evidence: 'reader' (the trained evidence reader, default) or 'llm' "
+                    "(the LLM agent of the paper, on the shipped adapter).")]
+ReaderOpt = Annotated[Optional[Path], typer.Option(
+    "--reader", help="Evidence reader folder written by `agentkgv train-reader` (default: the shipped one).")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
 RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]

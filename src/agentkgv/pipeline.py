@@ -19,16 +19,18 @@ from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
-                                     load_split)
+                                     load_split, triple_key)
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example
+from agentkgv.data.text import label_key
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
 from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
@@ -164,13 +166,13 @@ def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT)
 
 
 def load_llm(run: RunConfig) -> LLM | None:
-    """The run's model; none for the lexical check, which needs none."""
-    return None if run.method == "lexical" else build_llm(run.llm)
+    """The run's model; none for the lexical check and the reader's agent, which need none."""
+    return build_llm(run.llm) if run.needs_llm else None
 
 
 def shared_llms(configs: list[RunConfig]) -> list[LLM | None]:
     """Each run's model, every distinct model loaded once and shared by the runs that name it."""
-    keys = ["" if config.method == "lexical" else config.llm.model_dump_json() for config in configs]
+    keys = [config.llm.model_dump_json() if config.needs_llm else "" for config in configs]
     loaded: dict[str, LLM | None] = {}
     for key, config in zip(keys, configs):
         if key not in loaded:
@@ -228,13 +230,16 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
 def demo_run_name(run: RunConfig) -> str:
     """The demo's run folder: a demo resumes, but one whose settings or shipped weights changed (an upgrade)
     gets its own folder rather than a refusal to resume."""
-    weights = adapter_fingerprint(resolve_adapter(run.llm.adapter)) if run.llm.adapter else ""
+    if run.uses_reader:
+        weights = reader_fingerprint(run.reading.reader)
+    else:
+        weights = adapter_fingerprint(resolve_adapter(run.llm.adapter)) if run.llm.adapter else ""
     return "demo-" + hashlib.sha256((run.model_dump_json() + weights).encode()).hexdigest()[:8]
 
 
 def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
-    """The AgentKGV agent on the embedded model with the shipped trained adapter, next to the lexical check
-    it must beat, on a fixed balanced sample of every evaluation split."""
+    """The default AgentKGV agent (the shipped evidence reader judging), next to the lexical check it must
+    beat, on a fixed balanced sample of every evaluation split."""
     run = RunConfig().with_trained_adapter()
     return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=BATCH_SIZE,
                     run_name=demo_run_name(run), hooks=hooks)
@@ -419,3 +424,103 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     headers, cells = attack_table(rows)
     (ws.runs / run_name / f"poison-{'-'.join(methods)}.md").write_text(markdown_table(headers, cells))
     return headers, cells
+
+
+def reader_pairs(ws: Workspace, run_dir: Path, held_out_share: float, seed: int, hooks: Hooks = SILENT) -> list:
+    """The reader's training pairs, built once into `run_dir` (the training split less its held-out subjects)."""
+    from agentkgv.data.jsonl import read_jsonl, write_jsonl
+    from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs, held_out
+
+    path = run_dir / "pairs.jsonl"
+    if path.exists():
+        return [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
+    ensure_benchmark(ws, hooks)
+    retriever = retriever_for(ws, RetrieverConfig(), hooks)
+    forbidden = reader_forbidden(ws)
+    # The training split shares a few facts with FactBench (Nasser died in Cairo): they are left out.
+    train = [e for e in load_split(ws.benchmark, "train") if not held_out(e, held_out_share)
+             and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
+
+    with hooks.bar("building reader pairs", len(train)) as advance:
+        pairs = build_reader_pairs(train, retriever, retriever.store.get, seed, progress=advance)
+    check_reader_pairs(pairs, *forbidden)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, (p.to_json() for p in pairs))
+    return pairs
+
+
+def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
+    """What the reader may never train on: the test splits' triples, every FactBench fact's (subject,
+    object) pair, and the test_unseen relations."""
+    from agentkgv.data.factbench import iter_factbench
+
+    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
+    facts = {(label_key(t.triple.subject), label_key(t.triple.object)) for t in iter_factbench(ws.data)}
+    return ({triple_key(e.triple) for e in tests}, facts, set(BenchmarkConfig.load().regimes.unseen))
+
+
+def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None,
+                 hooks: Hooks = SILENT) -> dict:
+    """Build the pairs (once), then train the reader under <cache>/train/<run_name>; resumes its checkpoints."""
+    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader import train_reader as train
+
+    settings = ReaderSettings.load(settings_path)
+    run_dir = ws.training / run_name
+    pairs = reader_pairs(ws, run_dir, settings.held_out_share, settings.seed, hooks)
+    record = train(pairs, run_dir, settings, threads)
+    calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
+    return record | {"calibration": calibration.model_dump()}
+
+
+def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: int, hooks: Hooks = SILENT):
+    """Read the held-out training triples (a fixed balanced draw of `count`) to the full search budget with
+    the reader in `folder`, fit its calibration and write it beside the reader."""
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.train.calibrate import fit_calibration
+    from agentkgv.train.reader_data import held_out
+
+    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)], count)
+    agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
+                         ReadingConfig())
+    supports: list[float] = []
+    with hooks.bar("reading held-out training triples", len(examples)) as advance:
+        for start in range(0, len(examples), 64):
+            chunk = [e.as_labeled() for e in examples[start:start + 64]]
+            supports += [r.support for r in agent.run(chunk)]
+            advance(len(chunk))
+    calibration = fit_calibration(supports, [e.label for e in examples])
+    calibration.save(folder)
+    return calibration
+
+
+@dataclass
+class ConfidenceReport:
+    rows: list
+    kinds: list
+    plot: Path
+
+
+def bench_confidence(ws: Workspace, run_names: list[str], review_below: float) -> ConfidenceReport:
+    """Calibration, review share and FactBench per-kind accuracy of every entrant logged in these eval runs."""
+    from agentkgv.eval.confidence import confidence_row, kind_rows, plot_reliability
+    from agentkgv.eval.runner import load_run
+
+    rows, kinds, curves = [], [], {}
+    for run_name in run_names:
+        logs = sorted((ws.runs / run_name).glob("*.jsonl"))
+        if not logs:
+            raise DataError(ws.runs / run_name, "no eval run logs here: run `agentkgv eval --run-name` first")
+        for log in logs:
+            entrant, _, split = log.stem.rpartition(".")
+            if split not in EVAL_SPLITS:
+                continue
+            verdicts = list(load_run(log).values())
+            rows.append(confidence_row(entrant, split, verdicts, review_below))
+            curves[f"{entrant} · {split}"] = verdicts
+            if split == DOCS_SPLIT:
+                kinds += kind_rows(entrant, verdicts)
+    plot = ws.runs / run_names[0] / "reliability.png"
+    plot_reliability(curves, plot)
+    return ConfidenceReport(rows, kinds, plot)

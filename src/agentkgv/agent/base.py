@@ -72,7 +72,11 @@ _OPTIONAL_TURN_FIELDS = ("state", "reasoning")
 
 @dataclass(slots=True)
 class Verdict:
-    """One triple's result: the verdict (None = no parseable answer), why, and what it cost."""
+    """One triple's result: the verdict (None = no parseable answer, or `undecided`), why, and what it cost.
+
+    `p_true` is the calibrated probability that the triple is true, where the method has one (the reader);
+    `undecided` marks a triple whose evidence decided neither way ("not enough evidence"): it has no
+    verdict, is scored as false like a missing label, and goes to the review queue."""
 
     id: str
     triple: Triple
@@ -86,6 +90,8 @@ class Verdict:
     completion_tokens: int = 0
     seconds: float = 0.0
     trajectory: list[Turn] = field(default_factory=list)
+    p_true: float | None = None
+    undecided: bool = False
 
     @property
     def correct(self) -> bool:

@@ -12,15 +12,20 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from agentkgv.agent.agentkgv import AgentConfig
+from agentkgv.agent.reader import reader_fingerprint
+from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.settings import Settings, invalid
 from agentkgv.llm.embedded import DEFAULT_MODEL, TRAINED_ADAPTER
 from agentkgv.llm.factory import LLMConfig
 from agentkgv.retrieval.factory import RetrieverConfig
 
 Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
+# Who judges the agent's evidence: the trained evidence reader (agent/reading.py), or the LLM, which also
+# routes and writes the queries (the paper's agent, agent/agentkgv.py).
+Judge = Literal["reader", "llm"]
 
 # Where each command-line option lands in the config.
-OPTIONS = {"method": ("method",), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
+OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
            "model": ("llm", "model"), "adapter": ("llm", "adapter"), "base_url": ("llm", "base_url"),
            "cache": ("llm", "cache"), "retriever": ("retriever", "kind"),
            "embedding_model": ("retriever", "embedding_model"), "index": ("retriever", "index")}
@@ -28,6 +33,8 @@ OPTIONS = {"method": ("method",), "summarizer": ("summarizer",), "backend": ("ll
 
 class RunConfig(Settings):
     method: Method = "agentkgv"
+    # The reader is the default: it beats the LLM judge and the lexical check on every split (BENCHMARKS.md).
+    judge: Judge = "reader"
     llm: LLMConfig = Field(default_factory=LLMConfig)
     # The paper summarizes with a 7B LLM. With the embedded 135M model the extractive summarizer keeps the
     # gold fact in 97% of summaries against 44% for the LLM one, at no model cost (BENCHMARKS.md), so
@@ -36,6 +43,7 @@ class RunConfig(Settings):
     # The summarizer's own model for "llm"; None reuses the agent's backbone.
     summarizer_llm: LLMConfig | None = None
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    reading: ReadingConfig = Field(default_factory=ReadingConfig)
     retriever: RetrieverConfig = Field(default_factory=RetrieverConfig)
     # Withhold retrieved passages that address the verifier instead of stating facts (retrieval.guard); what
     # it changes under poisoned evidence is in BENCHMARKS.md. Off reproduces runs from before it existed.
@@ -63,9 +71,22 @@ class RunConfig(Settings):
         """The embedded model with the shipped trained adapter, unless the run names its own model or
         adapter: what `verify`, `eval` and `demo` run by default, because it is the best verifier the project has."""
         llm = self.llm
-        if self.method != "agentkgv" or llm.backend != "transformers" or llm.model != DEFAULT_MODEL or llm.adapter:
+        if not self.uses_llm_agent or llm.backend != "transformers" or llm.model != DEFAULT_MODEL or llm.adapter:
             return self
         return self.model_copy(update={"llm": llm.model_copy(update={"adapter": Path(TRAINED_ADAPTER)})})
+
+    @property
+    def uses_llm_agent(self) -> bool:
+        return self.method == "agentkgv" and self.judge == "llm"
+
+    @property
+    def uses_reader(self) -> bool:
+        return self.method == "agentkgv" and self.judge == "reader"
+
+    @property
+    def needs_llm(self) -> bool:
+        """Whether the run loads an LLM: not the lexical check, nor the agent that judges with the reader."""
+        return self.method != "lexical" and not self.uses_reader
 
     def identity(self, llm_name: str | None = None) -> dict:
         """What decides a verdict, which a resumed run log must share with its first write. The loaded
@@ -74,8 +95,12 @@ class RunConfig(Settings):
         r = self.retriever
         # The guard is recorded only when on, so logs written before it existed resume with it switched off.
         unpinned = {"llm", "retriever"} | (set() if self.evidence_guard else {"evidence_guard"})
+        # Each agent is pinned by the settings it reads: the reader's run by its own, the LLM's by its own.
+        unpinned |= {"agent", "summarizer", "summarizer_llm"} if self.uses_reader else {"reading", "judge"}
         settings = {**self.model_dump(mode="json", exclude=unpinned), "retriever": r.kind,
                     "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
-        if self.method != "lexical":
+        if self.uses_reader:
+            settings["reading"] = {**settings["reading"], "weights": reader_fingerprint(self.reading.reader)}
+        elif self.needs_llm:
             settings["llm"] = self.llm.identity() | ({"name": llm_name} if llm_name is not None else {})
         return settings

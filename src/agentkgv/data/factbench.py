@@ -50,6 +50,15 @@ def iter_factbench(data_dir: Path) -> Iterator[LabeledTriple]:
         )
 
 
+def factbench_kind(fact_id: str) -> str:
+    """What FactBench made a fact as, from its id: `correct`, or the false kinds `domain`, `range`,
+    `domainrange`, `property` and `random` (`wrong_mix_property_death_00012`); `other` for another id."""
+    parts = fact_id.split("_")
+    if parts[0] == "correct":
+        return "correct"
+    return parts[2] if len(parts) > 3 and parts[:2] == ["wrong", "mix"] else "other"
+
+
 def factbench_docs_examples(data_dir: Path) -> list[Example]:
     """The facts with a documents folder, as benchmark examples (their pages are in the corpus)."""
     base = data_dir / ROOT / "docs"

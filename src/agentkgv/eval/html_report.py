@@ -82,7 +82,7 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
         writer = csv.writer(handle)
         writer.writerow(REVIEW_COLUMNS)
         for v in queue:
-            why = "no verdict" if v.verdict is None else ("no confidence" if v.confidence is None
+            why = "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else ("no confidence" if v.confidence is None
                                                           else f"confidence {v.confidence:.2f} < {below:.2f}")
             writer.writerow([v.id, v.triple.subject, v.triple.predicate, v.triple.object, _verdict_word(v.verdict),
                              "" if v.confidence is None else f"{v.confidence:.3f}", why,

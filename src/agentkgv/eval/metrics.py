@@ -52,3 +52,32 @@ def bootstrap_macro_f1(gold: Sequence[bool], predicted: Sequence[bool | None], s
     low = values[int((1 - confidence) / 2 * samples)]
     high = values[min(samples - 1, int((1 + confidence) / 2 * samples))]
     return (low, high)
+
+
+@dataclass(frozen=True, slots=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    count: int
+    mean_probability: float
+    share_true: float
+
+
+def reliability_bins(probabilities: Sequence[float], gold: Sequence[bool], bins: int = 10) -> list[ReliabilityBin]:
+    """Equal-width bins of P(true): how often the triples a verifier gave about p were true (the reliability
+    diagram's points); empty bins are left out."""
+    rows = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        inside = [(p, g) for p, g in zip(probabilities, gold) if low <= p < high or (b == bins - 1 and p == 1.0)]
+        if inside:
+            rows.append(ReliabilityBin(low, high, len(inside), sum(p for p, _ in inside) / len(inside),
+                                       sum(g for _, g in inside) / len(inside)))
+    return rows
+
+
+def expected_calibration_error(probabilities: Sequence[float], gold: Sequence[bool], bins: int = 10) -> float:
+    """ECE of P(true): the count-weighted gap between mean probability and the share true, over equal bins."""
+    if not gold:
+        return 0.0
+    return sum(r.count * abs(r.mean_probability - r.share_true) for r in reliability_bins(probabilities, gold, bins)) / len(gold)

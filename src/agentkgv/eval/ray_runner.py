@@ -36,8 +36,9 @@ class VerifierSpec(BaseModel):
     paraphrases: dict[str, list[str]]
 
     def build(self) -> tuple[Verifier, str | None]:
-        """The verifier and the loaded model's name (None for the lexical check, which has no model)."""
-        llm = None if self.run.method == "lexical" else build_llm(self.run.llm)
+        """The verifier and the loaded LLM's name (None for the lexical check and the reader's agent, which
+        load none)."""
+        llm = build_llm(self.run.llm) if self.run.needs_llm else None
         verifier = build_verifier(self.run, load_retriever(self.run.retriever, self.index_root), self.paraphrases, llm)
         return verifier, llm.name if llm is not None else None
 

@@ -70,6 +70,10 @@ class PassageStore:
     def row_of(self, passage_id: str) -> int:
         return self._rows[passage_id]
 
+    def get(self, passage_id: str) -> Passage | None:
+        row = self._rows.get(passage_id)
+        return None if row is None else self._passages[row]
+
     def hits(self, rows: Iterable[int], scores: Iterable[float]) -> list[Hit]:
         """Hits for one query from the index's row numbers and scores, given best first."""
         ranked = enumerate(zip(rows, scores, strict=True), start=1)

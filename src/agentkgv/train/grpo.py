@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from agentkgv.agent.base import Verdict, Verifier
 from agentkgv.agent.factory import build_verifier
@@ -73,7 +73,7 @@ class GRPOSettings(LoRASettings):
     # The agent the rollouts run, as `agentkgv eval --config` reads it: the backbone (`llm.model`,
     # `llm.dtype`), the stage-1 adapter (`llm.adapter`: the starting policy and the KL reference; none
     # trains a fresh LoRA against the base model), the agent's settings and the summarizer.
-    run: RunConfig = Field(default_factory=RunConfig)
+    run: RunConfig = Field(default_factory=lambda: RunConfig(judge="llm"))
     # The LoRA settings (LoRASettings) make a fresh adapter when the run has none; the reference is then
     # the base model.
     group_size: int = Field(4, ge=2, description="trajectories per triple (G)")
@@ -107,10 +107,17 @@ class GRPOSettings(LoRASettings):
                 run[section] = part
         return {**data, "run": run}
 
+    @field_validator("run", mode="before")
+    @classmethod
+    def _llm_judges(cls, run: Any) -> Any:
+        """GRPO trains the LLM's decisions, so its rollouts run the LLM agent unless told otherwise."""
+        return {"judge": "llm", **run} if isinstance(run, dict) else run
+
     @model_validator(mode="after")
     def _trainable_run(self) -> GRPOSettings:
-        if self.run.method != "agentkgv" or self.run.llm.backend != "transformers":
-            raise ValueError("GRPO trains the agentkgv method on the transformers backend (run.method, run.llm.backend)")
+        if not self.run.uses_llm_agent or self.run.llm.backend != "transformers":
+            raise ValueError("GRPO trains the LLM agent on the transformers backend (run.method agentkgv, "
+                             "run.judge llm, run.llm.backend transformers)")
         return self
 
 

@@ -175,7 +175,8 @@ def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threa
     return summary
 
 
-def plot_losses(losses: list[dict], held_out: list[dict], path: Path) -> None:
+def plot_losses(losses: list[dict], held_out: list[dict], path: Path, title: str = "SFT loss",
+                ylabel: str = "training loss (action tokens)") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -187,8 +188,8 @@ def plot_losses(losses: list[dict], held_out: list[dict], path: Path) -> None:
         axis.plot([r["step"] for r in held_out], [r["loss"] for r in held_out], marker="o", label="held-out pairs")
         axis.legend()
     axis.set_xlabel("optimizer step")
-    axis.set_ylabel("training loss (action tokens)")
-    axis.set_title("SFT loss")
+    axis.set_ylabel(ylabel)
+    axis.set_title(title)
     axis.grid(alpha=0.3)
     figure.tight_layout()
     figure.savefig(path, dpi=120)

