@@ -181,3 +181,22 @@ def test_another_relation_between_the_same_pair_does_not_make_a_triple_true(tmp_
                                LabeledTriple("b", Triple("Gustav Holst", "place of birth", "London"))])
     assert died.verdict is True
     assert born.verdict is not True and born.p_true < died.p_true
+
+
+def test_factbench_kinds_and_the_confidence_row():
+    from agentkgv.data.factbench import factbench_kind
+    from agentkgv.eval.confidence import confidence_row, kind_rows
+
+    assert [factbench_kind(i) for i in ("correct_death_00144", "wrong_mix_property_death_00012",
+                                        "wrong_mix_domainrange_award_00003", "mine")] == [
+        "correct", "property", "domainrange", "other"]
+    t = Triple("a", "b", "c")
+    verdicts = [Verdict("correct_death_1", t, True, "agentkgv", gold=True, confidence=0.9, p_true=0.9),
+                Verdict("wrong_mix_property_death_2", t, None, "agentkgv", gold=False, confidence=0.6, p_true=0.4,
+                        undecided=True),
+                Verdict("wrong_mix_range_death_3", t, True, "agentkgv", gold=False, confidence=0.8, p_true=0.8)]
+    row = confidence_row("agentkgv", "factbench_docs", verdicts, review_below=0.7)
+    assert row.count == 3 and row.review_share == pytest.approx(1 / 3) and row.rest_accuracy == 0.5
+    kinds = {r.kind: (r.count, r.correct) for r in kind_rows("agentkgv", verdicts)}
+    # An undecided false fact is not accepted: it counts as caught, as the tables score it.
+    assert kinds == {"correct": (1, 1), "property": (1, 1), "range": (1, 0)}
