@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agentkgv.agent.base import Verdict
-from agentkgv.agent.calibration import Calibration, Outcome
+from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.data.benchmark import load_split, triple_key
@@ -21,7 +21,7 @@ from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs
 
-CALIBRATION = Calibration(slope=1.0, intercept=0.0, true_at=0.8, false_at=0.3)
+CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
 
 
 class WordReader:
@@ -82,12 +82,19 @@ def test_calibration_is_monotone_and_fitted_thresholds_are_ordered():
     rng = np.random.default_rng(0)
     gold = rng.random(600) < 0.5
     supports = np.where(gold, rng.normal(2.0, 1.5, 600), rng.normal(-2.0, 1.5, 600))
-    supports[:5] = -np.inf  # triples where nothing was read
-    fitted = fit_calibration(list(supports), list(gold))
+    named = np.where(gold, rng.random(600) < 0.8, rng.random(600) < 0.4)
+    evidence = [Evidence(float(s), bool(n), float(s) if n else -10.0) for s, n in zip(supports, named)]
+    evidence[:5] = [Evidence()] * 5  # triples where nothing was read
+    fitted = fit_calibration(evidence, list(gold))
+    assert min(fitted.weights) >= 0 and fitted.weights[0] > 0
     grid = np.linspace(-8, 8, 200)
-    probabilities = [fitted.probability(float(x)) for x in grid]
-    assert all(a <= b for a, b in zip(probabilities, probabilities[1:]))
-    assert fitted.probability(-math.inf) == 0.0
+    for both in (False, True):
+        probabilities = [fitted.probability(Evidence(float(x), both, float(x) if both else -10.0)) for x in grid]
+        assert all(a <= b for a, b in zip(probabilities, probabilities[1:]))
+    # More passages never lower P(true): adding one to the evidence can only raise it.
+    base = Evidence(0.5, False, -10.0)
+    assert fitted.probability(base.add(-3.0, True)) >= fitted.probability(base)
+    assert fitted.probability(Evidence()) <= fitted.probability(base)
     assert 0 < fitted.false_at <= fitted.true_at < 1
     assert fitted.fitted_on["ece"] < 0.05
     outcomes = [fitted.outcome(p) for p in probabilities]
@@ -99,7 +106,9 @@ def test_calibration_is_monotone_and_fitted_thresholds_are_ordered():
 
 def test_a_calibration_that_ranks_backwards_is_refused():
     with pytest.raises(ValueError, match="does not rank"):
-        fit_calibration([3.0, 2.0, -2.0, -3.0], [False, False, True, True])
+        fit_calibration([Evidence(3.0), Evidence(2.0), Evidence(-2.0), Evidence(-3.0)], [False, False, True, True])
+    with pytest.raises(ValueError, match="non-negative"):
+        Calibration(weights=(1.0, -0.5, 0.0), intercept=0.0, true_at=0.6, false_at=0.4)
 
 
 def test_expected_calibration_error_of_a_perfect_and_a_wrong_verifier():
@@ -151,7 +160,7 @@ def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
     second = train_reader(pairs, tmp_path, settings)
     assert second["resumed_from"] and second["resumed_from"].endswith("checkpoint-2") and second["steps"] == 2
     # The saved reader reloads over the base and scores.
-    Calibration(slope=1.0, intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
+    Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
     scores = CrossEncoderReader(tmp_path / "reader").score([(pairs[0].triple, pairs[0].text, "")])
     assert scores.shape == (1,) and np.isfinite(scores).all()
 

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -476,21 +476,25 @@ def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threa
 def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: int, hooks: Hooks = SILENT):
     """Read the held-out training triples (a fixed balanced draw of `count`) to the full search budget with
     the reader in `folder`, fit its calibration and write it beside the reader."""
+    from agentkgv.agent.calibration import Evidence
     from agentkgv.agent.reader import CrossEncoderReader
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.data.jsonl import write_jsonl
     from agentkgv.train.calibrate import fit_calibration
     from agentkgv.train.reader_data import held_out
 
     examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)], count)
     agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
                          ReadingConfig())
-    supports: list[float] = []
+    evidence: list[Evidence] = []
     with hooks.bar("reading held-out training triples", len(examples)) as advance:
         for start in range(0, len(examples), 64):
             chunk = [e.as_labeled() for e in examples[start:start + 64]]
-            supports += [r.support for r in agent.run(chunk)]
+            evidence += [r.evidence for r in agent.run(chunk)]
             advance(len(chunk))
-    calibration = fit_calibration(supports, [e.label for e in examples])
+    write_jsonl(folder.parent / "held_out_evidence.jsonl",
+                ({"id": e.id, "label": e.label, **asdict(v)} for e, v in zip(examples, evidence)))
+    calibration = fit_calibration(evidence, [e.label for e in examples])
     calibration.save(folder)
     return calibration
 

@@ -1,16 +1,19 @@
-"""From the reader's best support logit to a calibrated P(true) and one of three outcomes.
+"""From what the reader found to a calibrated P(true) and one of three outcomes.
 
-P(true) is Platt scaling of the best logit over every passage the agent read (monotone: more support never
-lowers it). At or above `true_at` the triple is true; below `false_at` it is false; in between the
-evidence does not decide it ("not enough evidence"), and the triple goes to the review queue. All three
-numbers are fitted on held-out training triples by `agentkgv train-reader` (train/calibrate.py), never on a
-test split, and ship beside the reader.
+The evidence for a triple is three numbers over every passage the agent read (`Evidence`): the reader's
+best support logit, whether a passage names both the subject and the object, and the best support among
+those that do. P(true) is a logistic model over them (Platt scaling with the name match as a second
+input), each weight non-negative, so more passages never lower it. At or above `true_at` the triple is true;
+below `false_at` it is false; in between the evidence decides neither way ("not enough evidence") and the
+triple goes to the review queue. Weights and thresholds are fitted on held-out training triples by
+`agentkgv train-reader` (train/calibrate.py), never on a test split, and ship beside the reader.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -20,6 +23,24 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.settings import Settings, invalid
 
 CALIBRATION_FILE = "calibration.json"
+# The logit that stands for "no such passage was read": below anything the reader gives.
+NO_SUPPORT = -10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the passages a triple's agent read add up to."""
+
+    support: float = NO_SUPPORT  # the reader's best logit over every passage read
+    named_both: bool = False  # a passage read names the subject and the object (label or alias)
+    named_support: float = NO_SUPPORT  # the best logit among the passages that name both
+
+    def add(self, logit: float, names_both: bool) -> Evidence:
+        return Evidence(max(self.support, logit), self.named_both or names_both,
+                        max(self.named_support, logit) if names_both else self.named_support)
+
+    def features(self) -> tuple[float, float, float]:
+        return (self.support, float(self.named_both), self.named_support)
 
 
 class Outcome(str, Enum):
@@ -29,7 +50,8 @@ class Outcome(str, Enum):
 
 
 class Calibration(Settings):
-    slope: float = Field(gt=0)
+    # Weights of Evidence.features(), in order, and the intercept.
+    weights: tuple[float, float, float]
     intercept: float
     true_at: float = Field(gt=0, lt=1)
     false_at: float = Field(gt=0, lt=1)
@@ -38,15 +60,14 @@ class Calibration(Settings):
 
     @model_validator(mode="after")
     def _ordered(self) -> Calibration:
+        if min(self.weights) < 0 or self.weights[0] <= 0:
+            raise ValueError(f"weights {self.weights} must be non-negative, the reader's positive")
         if self.false_at > self.true_at:
             raise ValueError(f"false_at {self.false_at} is above true_at {self.true_at}")
         return self
 
-    def probability(self, logit: float) -> float:
-        """P(true) for the best support logit; -inf (nothing read) gives 0."""
-        if logit == -math.inf:
-            return 0.0
-        z = self.slope * logit + self.intercept
+    def probability(self, evidence: Evidence) -> float:
+        z = self.intercept + sum(w * x for w, x in zip(self.weights, evidence.features()))
         return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
     def outcome(self, probability: float) -> Outcome:
@@ -54,9 +75,9 @@ class Calibration(Settings):
             return Outcome.TRUE
         return Outcome.FALSE if probability < self.false_at else Outcome.UNDECIDED
 
-    def settles(self, logit: float) -> bool:
-        """Whether this much support already makes the triple true: more search could only raise it."""
-        return self.probability(logit) >= self.true_at
+    def settles(self, evidence: Evidence) -> bool:
+        """Whether this evidence already makes the triple true: more passages could only raise P(true)."""
+        return self.probability(evidence) >= self.true_at
 
     def save(self, folder: Path) -> None:
         (folder / CALIBRATION_FILE).write_text(json.dumps(self.model_dump(), indent=1) + "\n")

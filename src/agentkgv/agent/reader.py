@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agentkgv.agent.evidence_view import view_passage
+from agentkgv.agent.evidence_view import PassageView, view_passage
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
 
@@ -41,10 +41,14 @@ def claim_text(triple: Triple) -> str:
     return f"{triple.subject} | {triple.predicate} | {triple.object}"
 
 
+def reader_view(triple: Triple, text: str) -> PassageView:
+    return view_passage(text, triple.subject, triple.object, READER_WORDS, triple.subject_aliases,
+                        triple.object_aliases)
+
+
 def passage_text(triple: Triple, text: str, title: str = "") -> str:
     """The window of `text` the reader scores, mentions marked; the title leads when the passage has one."""
-    view = view_passage(text, triple.subject, triple.object, READER_WORDS, triple.subject_aliases,
-                        triple.object_aliases)
+    view = reader_view(triple, text)
     return f"{title}: {view.text}" if title else view.text
 
 
@@ -101,20 +105,33 @@ class ReaderCard:
         return ReaderCard(record["name"], record["base"], record.get("training", {}))
 
 
+def base_cross_encoder():
+    """The base encoder with a fresh one-logit head. transformers reports the head as missing weights: that
+    is the point (training or the saved reader fills it), so the report is kept off the user's terminal."""
+    import torch
+    from sentence_transformers import CrossEncoder
+    from transformers.utils import logging as hf_logging
+
+    previous = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        return CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
+                            activation_fn=torch.nn.Identity())
+    finally:
+        hf_logging.set_verbosity(previous)
+
+
 class CrossEncoderReader:
     """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
 
     def __init__(self, folder: Path | None = None, batch_size: int = 64):
-        import torch
         from safetensors.torch import load_file
-        from sentence_transformers import CrossEncoder
 
         folder = reader_folder(folder)
         self.card = ReaderCard.read(folder)
         self.name = self.card.name
         self.batch_size = batch_size
-        self.model = CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
-                                  activation_fn=torch.nn.Identity())
+        self.model = base_cross_encoder()
         weights = {k: v.float() for k, v in load_file(str(folder / WEIGHTS_FILE)).items()}
         missing, unexpected = self.model.model.load_state_dict(weights, strict=False)
         if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):

@@ -4,10 +4,11 @@ passage supports the triple or the search budget is spent, then a calibrated ver
 Each turn runs one query of the combination table (paper appendix A) that no earlier turn asked, in the
 order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the subject alone (the evidence
 may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
-new passage against the triple; the best score over all turns is the evidence for it, and the calibration
-turns it into P(true) and one of true / false / not enough evidence. A turn whose best passage already makes
-the triple true ends the search, since more passages can only raise the best score; a triple that no
-rewrite finds support for is false or undecided by how little support was found. The evidence cited is
+new passage against the triple; the best score over all turns, with whether a passage named both the
+subject and the object and the best score among those, is the evidence for it (agent/calibration.py), and
+the calibration turns it into P(true) and one of true / false / not enough evidence. A turn whose evidence
+already makes the triple true ends the search, since more passages can only raise P(true); a triple that
+no rewrite finds support for is false or undecided by how little support was found. The evidence cited is
 the passages the reader scored highest.
 
 Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and one reader batch a turn.
@@ -15,7 +16,6 @@ Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +24,10 @@ from pydantic import Field
 
 from agentkgv.agent.actions import parse_action
 from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
-from agentkgv.agent.calibration import Calibration, Outcome
+from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
-from agentkgv.agent.reader import Reader
+from agentkgv.agent.reader import Reader, reader_view
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
@@ -52,11 +52,8 @@ class Reading(Tally):
     item: LabeledTriple
     queries: list[str]
     read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
+    evidence: Evidence = field(default_factory=Evidence)
     turns: list[Turn] = field(default_factory=list)
-
-    @property
-    def support(self) -> float:
-        return max((score for _, score in self.read.values()), default=-math.inf)
 
     def best(self, count: int) -> list[tuple[Hit, float]]:
         return sorted(self.read.values(), key=lambda pair: -pair[1])[:count]
@@ -98,9 +95,13 @@ class ReadingAgent:
         scores = self.reader.score([(r.item.triple, h.passage.text, h.passage.title) for r, h in fresh])
         for (reading, hit), score in zip(fresh, scores):
             reading.read[hit.passage.id] = (hit, float(score))
+            view = reader_view(reading.item.triple, hit.passage.text)
+            reading.evidence = reading.evidence.add(float(score), view.has_subject and view.has_object)
         for reading in active:
-            reading.turns[-1].reasoning = f"best support so far {reading.support:.2f} over {len(reading.read)} passages"
-            settled = self.calibration is not None and self.calibration.settles(reading.support)
+            e = reading.evidence
+            reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages; "
+                                           f"a passage names both: {'yes' if e.named_both else 'no'}")
+            settled = self.calibration is not None and self.calibration.settles(e)
             reading.done = settled or not reading.queries
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
@@ -119,7 +120,7 @@ class ReadingAgent:
 
     def to_verdict(self, reading: Reading) -> Verdict:
         assert self.calibration is not None
-        p_true = self.calibration.probability(reading.support)
+        p_true = self.calibration.probability(reading.evidence)
         outcome = self.calibration.outcome(p_true)
         verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
         cited = [hit for hit, score in reading.best(self.config.max_cited)]

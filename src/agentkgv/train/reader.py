@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agentkgv.agent.reader import FROZEN_PREFIX, MAX_TOKENS, ReaderCard, base_model_path, claim_text, passage_text, save_reader
+from agentkgv.agent.reader import FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, passage_text, save_reader
 from agentkgv.data.settings import Settings
 from agentkgv.train.reader_data import ReaderPair, kind_counts
 from agentkgv.train.sft import last_checkpoint, plot_losses
@@ -37,7 +37,6 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
     """Train, then write the reader (fp16 weights and card) to `run_dir / "reader"`; returns the run's record."""
     import torch
     from datasets import Dataset
-    from sentence_transformers import CrossEncoder
     from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
@@ -49,8 +48,7 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
         "claim": [claim_text(p.triple) for p in pairs],
         "passage": [passage_text(p.triple, p.text, p.title) for p in pairs],
         "label": [p.label for p in pairs]})
-    model = CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
-                         activation_fn=torch.nn.Identity())
+    model = base_cross_encoder()
     # Frozen so the reader ships without the 12M-parameter vocabulary table: the base's copy is used.
     for name, parameter in model.model.named_parameters():
         if name.startswith(FROZEN_PREFIX):
