@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import agentkgv
+from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import write_jsonl
 from agentkgv.retrieval.bm25 import BM25Retriever
 
@@ -146,7 +149,14 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
 
     from agentkgv.agent.run_config import RunConfig
 
-    base = RunConfig().with_options(embedding_model="m")
+    # The reader's runs are pinned by the reader's weights and settings, not by the LLM's.
+    reading = RunConfig().with_options(embedding_model="m")
+    assert "llm" not in reading.identity() and reading.identity()["reading"]["weights"]
+    assert reading.identity() == reading.with_options(adapter=Path("a")).identity()
+    with pytest.raises(DataError, match="reader.safetensors"):
+        reading.with_options(reader=Path("no-reader-here")).identity()
+
+    base = RunConfig().with_options(embedding_model="m", judge="llm")
     quiet = base.model_copy(update={"llm": base.llm.model_copy(update={"cache": False, "threads": 1})})
     assert quiet.identity() == base.identity()
     adapted = base.with_options(adapter=Path("a"))

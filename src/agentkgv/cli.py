@@ -174,7 +174,8 @@ def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples pe
     run = run if base_model else run.with_trained_adapter()
     rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
                                      ray_options(ray, address, workers), HOOKS)
-    backbone = "evidence reader" if run.uses_reader else f"{run.llm.backend}:{run.llm.model}"
+    backbone = ("evidence reader" if run.uses_reader else f"{run.llm.backend}:{run.llm.model}" if run.needs_llm
+                else "no model")
     show(f"{method} throughput ({split}, {backbone}{f', Ray x{workers}' if ray else ''})",
          ThroughputRow, rows)
 
