@@ -24,7 +24,6 @@ from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
 from agentkgv.eval.runner import RunLocked, RunSettingsChanged
 from agentkgv.eval.throughput import ThroughputRow
-from agentkgv.llm.embedded import TRAINED_ADAPTER
 from agentkgv.paths import Workspace
 from agentkgv.train.sft_data import SFT_FILE, TURNS_TAKEN
 from agentkgv.train.teacher import TeacherConfig, TeacherSample
@@ -185,13 +184,14 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
 
-    Runs the AgentKGV agent (the embedded SmolLM2 with the shipped trained adapter) on BM25, next to the
-    lexical check it must beat.
+    Runs the AgentKGV agent (judging with the shipped evidence reader) on BM25, next to the lexical check it
+    must beat.
     """
     ws = Workspace(data_dir, cache_dir)
     pipeline.ensure_benchmark(ws, HOOKS)
     show_benchmark_stats(load_stats(ws.benchmark))
-    console.print(f"agentkgv runs SmolLM2-135M with the trained adapter '{TRAINED_ADAPTER}'")
+    console.print("agentkgv judges with the shipped evidence reader (MiniLM cross-encoder trained on this CPU); "
+                  "--judge llm on eval/verify runs the LLM agent")
     show_eval(pipeline.run_demo(ws, limit, HOOKS))
 
 

@@ -27,6 +27,7 @@ class ResultRow:
     completion_tokens: float
     seconds: float
     unparsable: int
+    undecided: int = 0  # "not enough evidence": no verdict, by the reader's calibration
 
 
 def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
@@ -43,7 +44,8 @@ def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
         prompt_tokens=sum(v.prompt_tokens for v in verdicts) / n,
         completion_tokens=sum(v.completion_tokens for v in verdicts) / n,
         seconds=sum(v.seconds for v in verdicts) / n,
-        unparsable=sum(v.verdict is None for v in verdicts),
+        unparsable=sum(v.verdict is None and not v.undecided for v in verdicts),
+        undecided=sum(v.undecided for v in verdicts),
     )
 
 
@@ -55,13 +57,14 @@ def per_predicate(method: str, split: str, verdicts: list[Verdict]) -> list[Resu
 
 
 HEADERS = ("Method", "Split", "N", "P-F1", "N-F1", "Macro (95% CI)", "Calls", "Prompt tok", "Compl. tok",
-           "s/triple", "Unparsable")
+           "s/triple", "Unparsable", "Undecided")
 
 
 def row_cells(row: ResultRow) -> list[str]:
     return [row.method, row.split, str(row.triples), f"{row.positive_f1:.3f}", f"{row.negative_f1:.3f}",
             f"{row.macro_f1:.3f} ({row.macro_f1_low:.3f}-{row.macro_f1_high:.3f})", f"{row.search_calls:.2f}",
-            f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}", f"{row.seconds:.3f}", str(row.unparsable)]
+            f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}", f"{row.seconds:.3f}", str(row.unparsable),
+            str(row.undecided)]
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
