@@ -184,14 +184,20 @@ def test_the_shipped_reader_reads_the_relation_not_only_the_names():
     assert scores[0] > scores[1] and scores[2] > scores[1]
 
 
+HOLST = "Gustav Holst died in London on 25 May 1934. He was born in Cheltenham, Gloucestershire."
+
+
+def shipped_agent(tmp_path, other: str) -> ReadingAgent:
+    """The shipped reader and calibration over a two-passage index: Holst's sentence and `other`."""
+    retriever = BM25Retriever.build([Passage("p1", HOLST), Passage("p2", other)], tmp_path / "bm25")
+    folder = shipped_reader_dir()
+    return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+
+
 @shipped
 @property_swap_weakness
 def test_another_relation_between_the_same_pair_does_not_make_a_triple_true(tmp_path):
-    text = "Gustav Holst died in London on 25 May 1934. He was born in Cheltenham, Gloucestershire."
-    retriever = BM25Retriever.build([Passage("p1", text), Passage("p2", "London is the capital of England.")],
-                                    tmp_path / "bm25")
-    folder = shipped_reader_dir()
-    agent = ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+    agent = shipped_agent(tmp_path, "London is the capital of England.")
     died, born = agent.verify([LabeledTriple("d", Triple("Gustav Holst", "place of death", "London")),
                                LabeledTriple("b", Triple("Gustav Holst", "place of birth", "London"))])
     assert died.verdict is True
@@ -219,11 +225,7 @@ def test_factbench_kinds_and_the_confidence_row():
 
 @shipped
 def test_the_shipped_reader_agent_accepts_a_stated_fact_and_rejects_an_unstated_object(tmp_path):
-    text = "Gustav Holst died in London on 25 May 1934. He was born in Cheltenham, Gloucestershire."
-    retriever = BM25Retriever.build([Passage("p1", text), Passage("p2", "Paris is the capital of France.")],
-                                    tmp_path / "bm25")
-    folder = shipped_reader_dir()
-    agent = ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+    agent = shipped_agent(tmp_path, "Paris is the capital of France.")
     stated, unstated = agent.verify([LabeledTriple("s", Triple("Gustav Holst", "place of death", "London")),
                                      LabeledTriple("u", Triple("Gustav Holst", "place of death", "Paris"))])
     assert stated.verdict is True and stated.evidence[0].id == "p1" and stated.search_calls == 1
