@@ -218,6 +218,7 @@ def test_factbench_kinds_and_the_confidence_row():
                 Verdict("wrong_mix_range_death_3", t, True, "agentkgv", gold=False, confidence=0.8, p_true=0.8)]
     row = confidence_row("agentkgv", "factbench_docs", verdicts, review_below=0.7)
     assert row.count == 3 and row.review_share == pytest.approx(1 / 3) and row.rest_accuracy == 0.5
+    assert row.accuracy == pytest.approx(2 / 3)  # the undecided false fact counts as caught, as in the tables
     kinds = {r.kind: (r.count, r.correct) for r in kind_rows("agentkgv", verdicts)}
     # An undecided false fact is not accepted: it counts as caught, as the tables score it.
     assert kinds == {"correct": (1, 1), "property": (1, 1), "range": (1, 0)}

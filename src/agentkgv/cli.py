@@ -168,7 +168,8 @@ def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples pe
                              address: AddressOpt = None, workers: WorkersOpt = 2, data_dir: DataOpt = None,
                              cache_dir: CacheOpt = None) -> None:
     """Triples per second, one triple at a time and batched, with the LLM cache off so every call is real; the
-    shipped adapter unless --base-model. With --ray, each batch size is per actor."""
+    default agent judges with the shipped reader (--judge llm: the LLM agent on the shipped adapter unless
+    --base-model). With --ray, each batch size is per actor."""
     run = RunConfig.load(config).with_options(method=method, retriever=retriever, judge=judge)
     run = run if base_model else run.with_trained_adapter()
     rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
@@ -239,7 +240,7 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
 
 
 @app.command("train-reader")
-def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Reader settings TOML (configs/reader_*.toml).")] = None,
+def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Reader settings TOML (the fields of ReaderSettings, train/reader.py).")] = None,
                          threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
                          run_name: TrainRunOpt = "reader", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Train the evidence reader on this CPU: build its pairs from the training split and the corpus, train

@@ -483,7 +483,9 @@ def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: 
     from agentkgv.train.calibrate import fit_calibration
     from agentkgv.train.reader_data import held_out
 
-    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)], count)
+    factbench = reader_forbidden(ws)[1]
+    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
+                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
     agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
                          ReadingConfig())
     evidence: list[Evidence] = []

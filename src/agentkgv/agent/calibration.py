@@ -2,8 +2,8 @@
 
 The evidence for a triple is three numbers over every passage the agent read (`Evidence`): the reader's
 best support logit, whether a passage names both the subject and the object, and the best support among
-those that do. P(true) is a logistic model over them (Platt scaling with the name match as a second
-input), each weight non-negative, so more passages never lower it. At or above `true_at` the triple is true;
+those that do. P(true) is a logistic model over them (Platt scaling with the name match and the best
+support among the passages naming both as further inputs), each weight non-negative, so more passages never lower it. At or above `true_at` the triple is true;
 below `false_at` it is false; in between the evidence decides neither way ("not enough evidence") and the
 triple goes to the review queue. Weights and thresholds are fitted on held-out training triples by
 `agentkgv train-reader` (train/calibrate.py), never on a test split, and ship beside the reader.
@@ -60,6 +60,8 @@ class Calibration(Settings):
 
     @model_validator(mode="after")
     def _ordered(self) -> Calibration:
+        if not all(math.isfinite(x) for x in (*self.weights, self.intercept)):
+            raise ValueError(f"weights {self.weights} and intercept {self.intercept} must be finite")
         if min(self.weights) < 0 or self.weights[0] <= 0:
             raise ValueError(f"weights {self.weights} must be non-negative, the reader's positive")
         if self.false_at > self.true_at:

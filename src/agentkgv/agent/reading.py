@@ -20,11 +20,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from pydantic import Field
 
 from agentkgv.agent.actions import parse_action
 from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
-from agentkgv.agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import Reader, reader_view
@@ -93,6 +94,7 @@ class ReadingAgent:
             fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
             reading.turns.append(self._turn(reading, query, hits))
         scores = self.reader.score([(r.item.triple, h.passage.text, h.passage.title) for r, h in fresh])
+        scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
         for (reading, hit), score in zip(fresh, scores):
             reading.read[hit.passage.id] = (hit, float(score))
             view = reader_view(reading.item.triple, hit.passage.text)

@@ -69,7 +69,7 @@ class RunConfig(Settings):
 
     def with_trained_adapter(self) -> RunConfig:
         """The embedded model with the shipped trained adapter, unless the run names its own model or
-        adapter: what `verify`, `eval` and `demo` run by default, because it is the best verifier the project has."""
+        adapter: what the LLM agent (`--judge llm`) runs unless told otherwise; other runs are left as they are."""
         llm = self.llm
         if not self.uses_llm_agent or llm.backend != "transformers" or llm.model != DEFAULT_MODEL or llm.adapter:
             return self

@@ -14,7 +14,7 @@ from pathlib import Path
 from agentkgv.agent.base import Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.eval.html_report import needs_review
-from agentkgv.eval.metrics import expected_calibration_error, reliability_bins
+from agentkgv.eval.metrics import expected_calibration_error, reliability_bins, score
 
 
 def p_true(verdict: Verdict) -> float:
@@ -51,7 +51,7 @@ def confidence_row(method: str, split: str, verdicts: list[Verdict], review_belo
     return ConfidenceRow(method, split, len(scored), expected_calibration_error([p_true(v) for v in scored], gold),
                          (len(scored) - len(rest)) / max(1, len(scored)),
                          sum(v.correct for v in rest) / max(1, len(rest)),
-                         sum(v.correct for v in scored) / max(1, len(scored)))
+                         score(gold, [v.verdict for v in scored]).accuracy if scored else 0.0)
 
 
 @dataclass(frozen=True)

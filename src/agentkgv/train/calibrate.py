@@ -20,7 +20,10 @@ from agentkgv.eval.metrics import expected_calibration_error, score
 
 def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_precision: float = 0.9,
                     features: tuple[int, ...] = (0, 1, 2)) -> Calibration:
-    """`features`: which of Evidence.features() the model may use (0 alone is Platt scaling of the support)."""
+    """`features`: which of Evidence.features() the model may use; 0, the reader's support, is required (0
+    alone is Platt scaling of the support)."""
+    if 0 not in features:
+        raise ValueError("the reader's support (feature 0) must be among the features")
     from sklearn.linear_model import LogisticRegression
 
     if len(set(gold)) < 2:
@@ -40,11 +43,13 @@ def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_pr
     full = tuple(float(weights.get(i, 0.0)) for i in range(3))
     draft = Calibration(weights=full, intercept=float(model.intercept_[0]), true_at=0.5, false_at=0.5)
     probabilities = [draft.probability(e) for e in evidence]
-    candidates = sorted(set(round(p, 4) for p in probabilities if 0 < p < 1))
+    candidates = sorted({t for t in (round(p, 4) for p in probabilities) if 0 < t < 1})
+    if not candidates:
+        raise ValueError("every held-out triple has P(true) of 0 or 1: nothing to place a threshold between")
     true_at = max(candidates, key=lambda t: (score(gold, [p >= t for p in probabilities]).macro_f1, -abs(t - 0.5)))
     false_at = _false_at(probabilities, gold, true_at, false_precision)
     f1 = score(gold, [p >= true_at for p in probabilities]).macro_f1
-    return draft.model_copy(update={"true_at": true_at, "false_at": false_at, "fitted_on": {
+    return Calibration.model_validate({**draft.model_dump(), "true_at": true_at, "false_at": false_at, "fitted_on": {
         "held_out_triples": len(gold), "macro_f1": round(f1, 4),
         "ece": round(expected_calibration_error(probabilities, gold), 4),
         "undecided_share": round(sum(false_at <= p < true_at for p in probabilities) / len(gold), 4)}})

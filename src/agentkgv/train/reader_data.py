@@ -13,7 +13,7 @@ Each pair is (triple, passage, label): 1 when the passage states the triple. Wha
 
 The triples are split by subject into the reader's training triples and held-out ones, on which the
 verdict's calibration and thresholds are chosen; no test-split triple, FactBench fact or test_unseen
-relation enters (test_pairs_hold_no_test_triple checks it).
+relation enters (`check_reader_pairs`; tests/test_reader.py checks it).
 """
 
 from __future__ import annotations
