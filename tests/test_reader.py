@@ -63,9 +63,13 @@ def test_the_agent_stops_at_support_and_rewrites_without_it(tiny_index):
 
 def test_cited_passages_are_ones_the_agent_read(tiny_index):
     agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig(max_searches=2))
-    for verdict in agent.verify([item("Leeds"), item("York"), item("Paris")]):
+    verdicts = agent.verify([item("Leeds"), item("York"), item("Paris")])
+    for verdict in verdicts:
         seen = {pid for turn in verdict.trajectory for pid in turn.retrieved}
         assert verdict.evidence and {e.id for e in verdict.evidence} <= seen
+    # The best-supported passage comes first: the one that states the birth, not one merely naming Leeds.
+    assert verdicts[0].evidence[0].id == "p0"
+    assert verdicts[1].evidence[0].id in {"p1", "p2"}  # York named, no birth: the best there is
 
 
 def test_not_enough_evidence_reaches_the_review_queue(tiny_index, tmp_path):
