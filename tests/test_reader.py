@@ -10,13 +10,14 @@ import pytest
 
 from agentkgv.agent.base import Verdict
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
-from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
+from agentkgv.agent.reader import CrossEncoderReader, reader_view, shipped_reader_dir
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.data.benchmark import load_split, triple_key
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.data.text import folded_words
 from agentkgv.eval.html_report import review_queue, write_review_csv
 from agentkgv.eval.metrics import expected_calibration_error
+from agentkgv.paths import data_dir
 from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs
@@ -150,6 +151,33 @@ def test_relation_swaps_use_frequent_training_relations_only(small_benchmark, sm
     assert swaps and all(p.label == 0.0 for p in swaps)
     trained = {e.triple.predicate_id for e in train}
     assert {p.triple.predicate_id for p in swaps} <= trained
+
+
+def test_corpus_pairs_read_the_relation_and_leave_out_unseen_relations():
+    import random
+
+    from agentkgv.data.predicates import load_predicates
+    from agentkgv.data.redocred import iter_redocred
+    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
+
+    data = data_dir()
+    labels = {pid: info.label for pid, info in load_predicates(data).items()}
+    excluded = {"P131", "P413"}  # the most frequent Re-DocRED relation, and one of FewRel's
+    pairs = redocred_pairs(data, labels, excluded, random.Random(0), per_relation=20)
+    pairs += fewrel_pairs(data, labels, excluded, random.Random(0), per_relation=10)
+    assert not any(p.triple.predicate_id in excluded for p in pairs)
+    by_kind = {kind: [p for p in pairs if p.kind == kind] for kind in ("evidence", "relation_swap", "co_mention")}
+    assert all(by_kind.values()) and all(p.label == 1.0 for p in by_kind["evidence"])
+    assert all(p.label == 0.0 for p in by_kind["relation_swap"] + by_kind["co_mention"])
+    # A co-mention negative names both its entities in its passage (a mention the tokenizer joined
+    # otherwise in the name than in the sentence is not found), and no document states it; nor any
+    # relation swap.
+    shown = [reader_view(p.triple, p.text) for p in by_kind["co_mention"]]
+    assert sum(v.has_subject and v.has_object for v in shown) >= 0.9 * len(shown)
+    stated = {(d.entities[r.head].names[0], labels.get(r.predicate_id), d.entities[r.tail].names[0])
+              for d in iter_redocred(data) for r in d.relations}
+    negatives = [p.triple for p in by_kind["co_mention"] + by_kind["relation_swap"] if p.source == "redocred"]
+    assert not any((t.subject, t.predicate, t.object) in stated for t in negatives)
 
 
 def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):

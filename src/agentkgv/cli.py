@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv import pipeline
+from agentkgv import graphs, pipeline
 from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
                                   EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ReaderOpt, ModelOpt, OnErrorMode, OnErrorOpt,
                                   OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, SummarizerOpt, TrainRunOpt,
@@ -16,6 +16,7 @@ from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelO
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
 from agentkgv.data.errors import DataError
+from agentkgv.data.sparql import GraphSelection
 from agentkgv.cli_bench import benches
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
@@ -23,6 +24,8 @@ from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
 from agentkgv.eval.runner import RunLocked, RunSettingsChanged
+from agentkgv.eval.verdict_rdf import DEFAULT_BASE
+from agentkgv.graphs import EVERY_TRIPLE, GraphSource
 from agentkgv.eval.throughput import ThroughputRow
 from agentkgv.paths import Workspace
 from agentkgv.train.sft_data import SFT_FILE, TURNS_TAKEN
@@ -112,8 +115,17 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
 
 
 @app.command()
-def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl.")],
-           output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")],
+def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl (or --sparql).")] = None,
+           output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")] = Path("verdicts.jsonl"),
+           sparql: Annotated[Optional[str], typer.Option(help="Read the triples from this SPARQL 1.1 endpoint (its query URL).")] = None,
+           pattern: Annotated[Optional[str], typer.Option(help="With --sparql or --store: a graph pattern binding ?s ?p ?o "
+                                                          "(default: every triple but labels).")] = None,
+           query: Annotated[Optional[Path], typer.Option(help="With --sparql or --store: a .rq SELECT binding ?s ?p ?o.")] = None,
+           store: Annotated[bool, typer.Option(help="Load the graph file into an embedded Oxigraph store (once) and stream "
+                                               "from it: for graphs too large for memory.")] = False,
+           lang: Annotated[str, typer.Option(help="Language of the labels read from a graph.")] = "en",
+           page_size: Annotated[int, typer.Option(help="Triples per page read from a graph.")] = 1000,
+           limit: Annotated[Optional[int], typer.Option(help="Verify only the first N triples.")] = None,
            method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
@@ -124,17 +136,41 @@ def verify(triples: Annotated[Path, typer.Argument(help="Triples: .jsonl, .csv, 
            base_model: BaseModelOpt = False, batch_size: int = pipeline.BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Verify a file of triples: one JSONL record per triple with verdict, confidence, evidence and cost.
+    """Verify triples from a file or a SPARQL endpoint: one JSONL record per triple with verdict, confidence,
+    evidence and cost.
 
     The agent judges with the shipped evidence reader; --judge llm runs the LLM agent (the embedded SmolLM2
     with the shipped trained adapter unless told otherwise)."""
+    ws = Workspace(data_dir, cache_dir)
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
                                               embedding_model=embedding_model, index=index, judge=judge, reader=reader)
     run = run if base_model else run.with_trained_adapter()
-    show_verdicts(pipeline.verify_file(Workspace(data_dir, cache_dir), run, triples, output, batch_size, trajectories,
-                                       ray_options(ray, address, workers, gpus_per_worker), on_error.value, HOOKS,
-                                       aliases), output)
+    if (triples is None) == (sparql is None):
+        raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
+    if sparql or store:
+        selection = GraphSelection(query=query.read_text(encoding="utf-8")) if query else GraphSelection(pattern=pattern or EVERY_TRIPLE)
+        source = GraphSource(endpoint=sparql, store_file=None if sparql else triples, selection=selection,
+                             language=lang, page_size=page_size)
+        items, name = graphs.graph_triples(ws, source, limit, HOOKS), source.name
+    else:
+        items, name = pipeline.read_user_file(triples, output, on_error.value, HOOKS)[:limit], triples.name
+    show_verdicts(pipeline.verify_triples(ws, run, items, name, output, batch_size, trajectories,
+                                          ray_options(ray, address, workers, gpus_per_worker), HOOKS, aliases), output)
+
+
+@app.command()
+def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
+           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="A .trig or .nq file to write.")] = None,
+           endpoint: Annotated[Optional[str], typer.Option(help="Write into this SPARQL endpoint by SPARQL Update.")] = None,
+           update_url: Annotated[Optional[str], typer.Option(help="The endpoint's update URL, where it is not the query "
+                                                             "URL with /query -> /update.")] = None,
+           base: Annotated[str, typer.Option(help="IRI the named graphs verdicts, cleaned and flagged are put under.")] = DEFAULT_BASE) -> None:
+    """The verdicts as RDF: each triple's verdict with its confidence, method and cited passages (PROV-O),
+    the triples judged true ("cleaned") and the rest ("flagged"), in three named graphs."""
+    report = graphs.export_verdicts(verdicts, output, endpoint, base, update_url)
+    console.print(f"{report.verdicts} verdicts, {report.quads} quads -> {report.target}: graphs "
+                  f"{report.graphs.verdicts.value}, {report.graphs.cleaned.value}, {report.graphs.flagged.value}")
 
 
 @app.command("index")

@@ -9,6 +9,7 @@ code silently.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,7 +30,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
-from agentkgv.data.records import Example
+from agentkgv.data.records import Example, LabeledTriple
 from agentkgv.data.text import label_key
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
@@ -269,17 +270,23 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
 
-def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batch_size: int = BATCH_SIZE,
-                trajectories: bool = False, ray: RayOptions | None = None, on_error: OnError = "fail",
-                hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
-    """Verdicts for a user's file of triples, appended to `output` (a rerun resumes). With `on_error="skip"`
-    the good rows are verified and the bad ones written with their reasons to `<output>.rejected.jsonl`.
-    `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples' entities get too."""
+def read_user_file(triples: Path, output: Path, on_error: OnError = "fail", hooks: Hooks = SILENT) -> list[LabeledTriple]:
+    """A user's file of triples. With `on_error="skip"` the bad rows are written with their reasons to
+    `<output>.rejected.jsonl` and the good ones returned."""
     rejected: list | None = [] if on_error == "skip" else None
     items = list(read_triples(triples, rejected=rejected))
     if rejected:
         written = write_rejected(output, rejected)
         hooks.note(f"{len(rejected)} bad rows skipped (first: {rejected[0]}); all in {written}")
+    return items
+
+
+def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], name: str, output: Path,
+                   batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
+                   hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
+    """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
+    rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
+    entities get too."""
     pinned, retriever = {}, None
     if aliases is not None:
         table = read_alias_table(aliases)
@@ -295,7 +302,7 @@ def verify_file(ws: Workspace, run: RunConfig, triples: Path, output: Path, batc
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, run, ray, hooks, retriever) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
-        with hooks.bar(f"verifying {triples.name}", len(items)) as advance:
+        with hooks.bar(f"verifying {name}", len(items)) as advance:
             verdicts = run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
                                     run.identity(opened.llm_name) | pinned)
     if len(verdicts) < len(items):
@@ -426,26 +433,41 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     return headers, cells
 
 
-def reader_pairs(ws: Workspace, run_dir: Path, held_out_share: float, seed: int, hooks: Hooks = SILENT) -> list:
-    """The reader's training pairs, built once into `run_dir` (the training split less its held-out subjects)."""
-    from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs, held_out
+def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) -> list:
+    """The reader's training pairs (the training split less its held-out subjects, then Re-DocRED and FewRel),
+    built once into `run_dir` and rebuilt when the settings that shape them change."""
+    import random
 
-    path = run_dir / "pairs.jsonl"
-    if path.exists():
+    from agentkgv.data.jsonl import read_jsonl, write_jsonl
+    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
+    from agentkgv.train.reader_data import INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out
+
+    path, pinned = run_dir / "pairs.jsonl", run_dir / "pairs.settings.json"
+    shape = settings.pair_settings()
+    if path.exists() and pinned.exists() and json.loads(pinned.read_text()) == shape:
         return [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
     ensure_benchmark(ws, hooks)
     retriever = retriever_for(ws, RetrieverConfig(), hooks)
     forbidden = reader_forbidden(ws)
     # The training split shares a few facts with FactBench (Nasser died in Cairo): they are left out.
-    train = [e for e in load_split(ws.benchmark, "train") if not held_out(e, held_out_share)
+    train = [e for e in load_split(ws.benchmark, "train") if not held_out(e, settings.held_out_share)
              and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
-
     with hooks.bar("building reader pairs", len(train)) as advance:
-        pairs = build_reader_pairs(train, retriever, retriever.store.get, seed, progress=advance)
+        pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, progress=advance)
+    unseen = forbidden[2] | {INVERSES[p] for p in forbidden[2] if p in INVERSES}
+    labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
+    rng = random.Random(settings.seed)
+    corpora = (redocred_pairs(ws.data, labels, unseen, rng, settings.redocred_per_relation)
+               + fewrel_pairs(ws.data, labels, unseen, rng, settings.fewrel_per_relation))
+    # The corpora name FactBench's and the test splits' entities too: their pairs are dropped, not refused.
+    corpora = [p for p in corpora if triple_key(p.triple) not in forbidden[0]
+               and (label_key(p.triple.subject), label_key(p.triple.object)) not in forbidden[1]]
+    pairs += corpora
+    rng.shuffle(pairs)
     check_reader_pairs(pairs, *forbidden)
     run_dir.mkdir(parents=True, exist_ok=True)
     write_jsonl(path, (p.to_json() for p in pairs))
+    pinned.write_text(json.dumps(shape))
     return pairs
 
 
@@ -467,7 +489,7 @@ def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threa
 
     settings = ReaderSettings.load(settings_path)
     run_dir = ws.training / run_name
-    pairs = reader_pairs(ws, run_dir, settings.held_out_share, settings.seed, hooks)
+    pairs = reader_pairs(ws, run_dir, settings, hooks)
     record = train(pairs, run_dir, settings, threads)
     calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
     return record | {"calibration": calibration.model_dump()}

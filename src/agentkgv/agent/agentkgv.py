@@ -292,7 +292,7 @@ class AgentKGV:
         return Verdict(
             id=trajectory.item.id, triple=trajectory.item.triple, verdict=trajectory.verdict, method=self.name,
             gold=trajectory.item.label, confidence=trajectory.confidence,
-            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in trajectory.cited],
+            evidence=[EvidenceRef.of(h.passage) for h in trajectory.cited],
             search_calls=trajectory.searches, prompt_tokens=trajectory.prompt_tokens,
             completion_tokens=trajectory.completion_tokens, seconds=trajectory.seconds,
             trajectory=trajectory.turns)

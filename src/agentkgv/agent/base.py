@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Protocol
 
 from agentkgv.agent.actions import Action
-from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.data.records import LabeledTriple, Passage, Triple
 
 
 @dataclass(slots=True)
@@ -14,6 +14,11 @@ class EvidenceRef:
     id: str
     text: str
     title: str = ""
+    source: str = ""  # where the passage came from: a corpus, or the file of a user's index
+
+    @staticmethod
+    def of(passage: Passage) -> EvidenceRef:
+        return EvidenceRef(passage.id, passage.text, passage.title, passage.source)
 
 
 # The finish reason of a turn one of the agent's rules took without a model call.

@@ -25,7 +25,7 @@ def read_verdicts(llm: LLM, method: str, items: list[LabeledTriple], prompts: li
         verdicts.append(Verdict(
             id=item.id, triple=item.triple, verdict=verdict, method=method, gold=item.label,
             confidence=verdict_confidence(completion) if verdict is not None else None,
-            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in found],
+            evidence=[EvidenceRef.of(h.passage) for h in found],
             search_calls=search_calls, prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens, seconds=share,
             trajectory=[Turn(1, messages, completion.text, finish_reason=completion.finish_reason,

@@ -102,7 +102,7 @@ class IRCoT:
                 id=chain.item.id, triple=chain.item.triple,
                 verdict=reader.verdict if reader else chain.verdict, method=self.name, gold=chain.item.label,
                 confidence=reader.confidence if reader else chain.confidence,
-                evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in chain.pool],
+                evidence=[EvidenceRef.of(h.passage) for h in chain.pool],
                 search_calls=chain.searches,
                 prompt_tokens=chain.prompt_tokens + (reader.prompt_tokens if reader else 0),
                 completion_tokens=chain.completion_tokens + (reader.completion_tokens if reader else 0),

@@ -41,6 +41,6 @@ class LexicalVerifier:
             verdicts.append(Verdict(
                 id=item.id, triple=item.triple, verdict=bool(support), method=self.name, gold=item.label,
                 confidence=1.0 if support else 0.5,
-                evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in support],
+                evidence=[EvidenceRef.of(h.passage) for h in support],
                 search_calls=1, seconds=per_item))
         return verdicts

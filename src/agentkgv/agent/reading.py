@@ -130,6 +130,6 @@ class ReadingAgent:
             id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
             gold=reading.item.label, confidence=round(p_true if verdict else 1.0 - p_true if verdict is False
                                                        else max(p_true, 1.0 - p_true), 4),
-            evidence=[EvidenceRef(h.passage.id, h.passage.text, h.passage.title) for h in cited],
+            evidence=[EvidenceRef.of(h.passage) for h in cited],
             search_calls=reading.searches, seconds=reading.seconds, trajectory=reading.turns,
             p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED)

@@ -11,6 +11,16 @@ from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
+class RdfTerms:
+    """A triple as its graph wrote it, each term in N-Triples syntax (`<http://…/Q90>`, `"1950"^^<…#gYear>`),
+    so that verdicts go back to the graph about the very statement that was read."""
+
+    subject: str
+    predicate: str
+    object: str
+
+
+@dataclass(frozen=True, slots=True)
 class Triple:
     """A (subject, predicate, object) statement. Labels are what the verifier reads; ids are optional."""
 
@@ -24,12 +34,16 @@ class Triple:
     # mentions the entity. A user's graph may carry them; the benchmark learns them (agentkgv.data.aliases).
     subject_aliases: tuple[str, ...] = ()
     object_aliases: tuple[str, ...] = ()
+    # Where the triple was read from an RDF graph (a file or a SPARQL endpoint).
+    rdf: RdfTerms | None = None
 
     def __post_init__(self) -> None:
-        # JSON gives lists; a triple stays hashable. A lone name is one alias, not its letters.
+        # JSON gives lists and objects; a triple stays hashable. A lone name is one alias, not its letters.
         for name in ("subject_aliases", "object_aliases"):
             value = getattr(self, name)
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+        if isinstance(self.rdf, dict):
+            object.__setattr__(self, "rdf", RdfTerms(**self.rdf))
 
     @property
     def subject_names(self) -> tuple[str, ...]:

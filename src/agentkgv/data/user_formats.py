@@ -23,7 +23,7 @@ from rdflib.plugins.parsers.notation3 import BadSyntax
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import decoded_lines, read_jsonl, write_jsonl
-from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
 
 SUPPORTED_FORMATS = ("jsonl", "csv", "tsv", "nt", "ttl")
 _SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".nt": "nt", ".ttl": "ttl"}
@@ -200,6 +200,7 @@ def _read_rdf(path: Path, rdflib_format: str,
                 object_id=_term_id(obj),
                 subject_aliases=aliases.get(subject, ()),
                 object_aliases=aliases.get(obj, ()),
+                rdf=RdfTerms(subject.n3(), predicate.n3(), obj.n3()),
             ),
             source=f"user:{path.name}",
         )
@@ -274,7 +275,10 @@ def _term_label(term: object, names: dict) -> str:
 
 
 def _term_id(term: object) -> str | None:
-    if not isinstance(term, URIRef):
-        return None
-    match = _WIKIDATA.fullmatch(str(term))
-    return match.group(1) if match else str(term)
+    return term_id(str(term)) if isinstance(term, URIRef) else None
+
+
+def term_id(iri: str) -> str:
+    """The id a triple keeps for an IRI: a Wikidata entity or property as its Q/P id, else the IRI."""
+    match = _WIKIDATA.fullmatch(iri)
+    return match.group(1) if match else iri

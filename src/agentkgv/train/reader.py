@@ -26,11 +26,18 @@ class ReaderSettings(Settings):
     save_steps: int = Field(100, ge=1)
     # Share of the training subjects held out of the reader's pairs, to calibrate its verdicts on.
     held_out_share: float = Field(0.15, gt=0, lt=1)
-    # The first pairs of the shuffled set: about 30 minutes of training on 2 cores.
-    max_pairs: int | None = Field(24000, ge=1)
+    # Evidence pairs per relation drawn from Re-DocRED and FewRel (agentkgv.train.reader_corpora); 0 = none.
+    redocred_per_relation: int = Field(120, ge=0)
+    fewrel_per_relation: int = Field(150, ge=0)
+    # The first pairs of the shuffled set: about 55 minutes of training on 2 cores.
+    max_pairs: int | None = Field(40000, ge=1)
     # Held-out training triples read to calibrate the verdicts (a fixed balanced draw).
     calibration_triples: int = Field(2000, ge=20)
     seed: int = 13
+
+    def pair_settings(self) -> dict:
+        """The settings that shape the pair set: a cached set built under others is rebuilt."""
+        return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed"})
 
 
 def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSettings, threads: int | None = None) -> dict:

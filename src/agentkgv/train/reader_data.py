@@ -33,7 +33,6 @@ from agentkgv.retrieval.base import Retriever
 # relation's inverse is as unseen as the relation.
 INVERSES = {"P527": "P361", "P361": "P527", "P127": "P1830", "P1830": "P127", "P131": "P150", "P150": "P131",
             "P355": "P749", "P749": "P355", "P40": "P22", "P22": "P40"}
-KINDS = ("evidence", "retrieved", "negative", "other_object", "relation_swap")
 # Relations so close that a sentence stating one often states the other: never swapped for each other.
 NEAR_SYNONYMS = ({"P27", "P495", "P17"}, {"P101", "P106"}, {"P1412", "P364", "P37", "P103"}, {"P31", "P279"})
 
@@ -45,18 +44,20 @@ class ReaderPair:
     title: str
     label: float
     kind: str
+    source: str = "train"  # the training split, or the corpus it came from (agentkgv.train.reader_corpora)
 
     def to_json(self) -> dict:
         return {"triple": {"subject": self.triple.subject, "predicate": self.triple.predicate,
                            "object": self.triple.object, "predicate_id": self.triple.predicate_id,
                            "subject_aliases": list(self.triple.subject_aliases),
                            "object_aliases": list(self.triple.object_aliases)},
-                "text": self.text, "title": self.title, "label": self.label, "kind": self.kind}
+                "text": self.text, "title": self.title, "label": self.label, "kind": self.kind,
+                "source": self.source}
 
     @staticmethod
     def from_json(record: dict) -> ReaderPair:
         return ReaderPair(Triple(**record["triple"]), record["text"], record["title"], float(record["label"]),
-                          record["kind"])
+                          record["kind"], record["source"])
 
 
 def held_out(example: Example, share: float) -> bool:
@@ -66,7 +67,7 @@ def held_out(example: Example, share: float) -> bool:
     return digest % 1000 < share * 1000
 
 
-def _synonyms(a: str, b: str) -> bool:
+def synonyms(a: str, b: str) -> bool:
     return any(a in group and b in group for group in NEAR_SYNONYMS)
 
 
@@ -120,7 +121,7 @@ def _relation_swap(triple: Triple, predicates: list[tuple[str, str]], known: set
     """The triple under another training relation that no training fact asserts for this pair."""
     for _ in range(8):
         pid, label = rng.choice(predicates)
-        if pid == triple.predicate_id or _synonyms(pid, triple.predicate_id or ""):
+        if pid == triple.predicate_id or synonyms(pid, triple.predicate_id or ""):
             continue
         if (label_key(triple.subject), pid, label_key(triple.object)) in known:
             continue
@@ -128,13 +129,13 @@ def _relation_swap(triple: Triple, predicates: list[tuple[str, str]], known: set
     return None
 
 
-def kind_counts(pairs: Iterable[ReaderPair]) -> dict[str, tuple[int, int]]:
-    """(pairs, positives) per kind."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+def kind_counts(pairs: Iterable[ReaderPair]) -> dict[str, dict[str, tuple[int, int]]]:
+    """(pairs, positives) per source and kind."""
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for pair in pairs:
-        counts[pair.kind][0] += 1
-        counts[pair.kind][1] += int(pair.label > 0.5)
-    return {k: (v[0], v[1]) for k, v in counts.items()}
+        counts[pair.source][pair.kind][0] += 1
+        counts[pair.source][pair.kind][1] += int(pair.label > 0.5)
+    return {source: {kind: (n, positives) for kind, (n, positives) in kinds.items()} for source, kinds in counts.items()}
 
 
 def check_reader_pairs(pairs: Iterable[ReaderPair], forbidden: set[tuple[str, str, str]],

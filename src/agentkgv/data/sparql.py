@@ -1,0 +1,302 @@
+"""A graph where it lives: triples streamed from a SPARQL 1.1 endpoint or an embedded Oxigraph store.
+
+The triples come in pages (`ORDER BY ?s ?p ?o LIMIT n OFFSET k`, so every page is the same on a rerun),
+each page's entities and predicates named by one more query: `rdfs:label` (else `skos:prefLabel`) in the
+chosen language, else an untagged one, else the IRI's local name; `skos:altLabel`s are aliases. A triple's
+id is a hash of its N-Triples form, so a rerun of `verify` skips what its output already holds.
+
+No value is ever spliced into query text as a string: IRIs, literals and the language tag enter only as
+RDF terms serialized by pyoxigraph (which validates an IRI and escapes a literal) inside a VALUES block or
+a FILTER, so a label or IRI cannot change the query. The graph pattern or SELECT is the user's own.
+
+The SPARQL 1.1 protocol is one HTTP POST with a form field; `requests` sends it, and the retry loop below
+is ours because what to retry (timeouts, 5xx, 429) and what to report (the URL and the page) is specific.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Protocol
+
+import pyoxigraph as ox
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
+from agentkgv.data.user_formats import local_name, predicate_words, term_id
+
+PREFIXES = {
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "skos": "http://www.w3.org/2004/02/skos/core#", "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "owl": "http://www.w3.org/2002/07/owl#", "schema": "http://schema.org/",
+    "dbo": "http://dbpedia.org/ontology/", "dbr": "http://dbpedia.org/resource/",
+    "wd": "http://www.wikidata.org/entity/", "wdt": "http://www.wikidata.org/prop/direct/",
+}
+PROLOGUE = "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items())
+# Naming and documentation triples describe the graph's terms; they are not claims to verify.
+ANNOTATIONS = ("rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel")
+_LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
+_PAGING = re.compile(r"\b(LIMIT|OFFSET)\s+\d+\s*$", re.IGNORECASE)
+_ORDER = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+Term = ox.NamedNode | ox.Literal | ox.BlankNode
+
+
+class SparqlError(DataError):
+    """An endpoint that refused a query or gave no answer: names the endpoint and what was asked."""
+
+
+class SparqlClient(Protocol):
+    """Runs SPARQL against a graph: a remote endpoint or an embedded store."""
+
+    name: str
+    # Whether one query's results stream (an embedded store): then the triples are read in one query, not
+    # cut into LIMIT/OFFSET pages, each of which an endpoint must sort again.
+    streams: bool
+
+    def select(self, query: str) -> Iterator[dict[str, Term]]: ...
+
+    def update(self, update: str) -> None: ...
+
+
+@dataclass
+class HttpEndpoint:
+    """A SPARQL 1.1 endpoint over HTTP. A timeout, a 5xx or a 429 is retried `retries` times with a growing
+    pause; then, or on any other refusal, SparqlError says what the server answered."""
+
+    url: str
+    update_url: str | None = None  # default: the query URL with `/query` -> `/update`, else the query URL
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 0.5
+    session: object = field(default=None, repr=False)
+    streams = False
+
+    @property
+    def name(self) -> str:
+        return self.url
+
+    def select(self, query: str) -> Iterator[dict[str, Term]]:
+        answer = self._post(self.url, {"query": query}, {"Accept": "application/sparql-results+json"})
+        try:
+            bindings = answer.json()["results"]["bindings"]
+        except (ValueError, KeyError, TypeError):
+            raise SparqlError(self.url, f"not a SPARQL JSON result: {answer.text[:200]!r}") from None
+        for row in bindings:
+            yield {name: _json_term(value, self.url) for name, value in row.items()}
+
+    def update(self, update: str) -> None:
+        target = self.update_url or (self.url[: -len("/query")] + "/update" if self.url.endswith("/query") else self.url)
+        self._post(target, {"update": update}, {})
+
+    def _post(self, url: str, form: dict, headers: dict):
+        import requests
+
+        if self.session is None:
+            self.session = requests.Session()
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                answer = self.session.post(url, data=form, headers=headers, timeout=self.timeout)
+            except requests.Timeout:
+                last = f"no answer within {self.timeout:g} s"
+                continue
+            except requests.ConnectionError as error:
+                last = f"cannot connect ({type(error).__name__})"
+                continue
+            if answer.status_code < 300:
+                return answer
+            last = f"HTTP {answer.status_code}: {answer.text.strip()[:300]}"
+            if answer.status_code < 500 and answer.status_code != 429:
+                raise SparqlError(url, f"the endpoint refused the request: {last}")
+        raise SparqlError(url, f"no answer after {self.retries + 1} tries: {last}")
+
+
+class EmbeddedStore:
+    """An Oxigraph store on disk: a graph file too large for memory is loaded once, then queried like an
+    endpoint (query results stream from disk)."""
+
+    streams = True
+
+    def __init__(self, location: Path):
+        self.location = Path(location)
+        self.store = ox.Store(str(self.location))
+
+    @property
+    def name(self) -> str:
+        return f"store:{self.location}"
+
+    def load(self, path: Path, progress: Callable[[int], None] = lambda done: None) -> int:
+        """Bulk-load an N-Triples or Turtle file; returns the triples in the store."""
+        formats = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".nq": ox.RdfFormat.N_QUADS,
+                   ".trig": ox.RdfFormat.TRIG}
+        if path.suffix.lower() not in formats:
+            raise DataError(path, f"a store loads {', '.join(formats)} files, not {path.suffix!r}")
+        try:
+            self.store.bulk_load(path=str(path), format=formats[path.suffix.lower()])
+        except SyntaxError as error:
+            raise DataError(path, f"not valid RDF: {error}") from None
+        self.store.optimize()
+        count = len(self.store)
+        progress(count)
+        return count
+
+    def select(self, query: str) -> Iterator[dict[str, Term]]:
+        try:
+            solutions = self.store.query(query)
+        except SyntaxError as error:
+            raise SparqlError(self.name, f"not a valid query: {error}") from None
+        names = [v.value for v in solutions.variables]
+        for solution in solutions:
+            yield {name: solution[name] for name in names if solution[name] is not None}
+
+    def update(self, update: str) -> None:
+        self.store.update(update)
+
+
+@dataclass(frozen=True)
+class GraphSelection:
+    """Which triples to verify: a graph pattern binding ?s ?p ?o (prefixes rdf, rdfs, skos, xsd, owl,
+    schema, dbo, dbr, wd, wdt are declared), or a whole SELECT query (a `.rq` file) binding them."""
+
+    pattern: str | None = None
+    query: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.pattern is None) == (self.query is None):
+            raise ValueError("give a graph pattern or a SELECT query, not both or neither")
+        if self.query is not None and _PAGING.search(self.query.strip()):
+            raise ValueError("leave LIMIT and OFFSET out of the query: verify reads the graph in pages itself")
+
+    def select(self) -> str:
+        """The query for every triple, in a fixed order (pages are cut from it)."""
+        if self.query is not None:
+            return self.query if _ORDER.search(self.query) else f"{self.query.rstrip()}\nORDER BY ?s ?p ?o"
+        excluded = ", ".join(ANNOTATIONS)
+        return (f"{PROLOGUE}SELECT ?s ?p ?o WHERE {{\n{self.pattern}\nFILTER(?p NOT IN ({excluded}))\n}}\n"
+                "ORDER BY ?s ?p ?o")
+
+
+def triple_pages(client: SparqlClient, selection: GraphSelection, page_size: int, start_page: int = 0) -> Iterator[list[tuple[Term, Term, Term]]]:
+    """The selected triples, `page_size` at a time: pages of one streamed query from a store, else a
+    query per page until one comes back short."""
+    query = selection.select()
+    if client.streams:
+        rows = iter(client.select(query))
+        while page := list(islice(rows, page_size)):
+            yield _triples(page, client.name)
+        return
+    page = start_page
+    while True:
+        rows = list(client.select(f"{query}\nLIMIT {page_size} OFFSET {page * page_size}"))
+        if triples := _triples(rows, client.name):
+            yield triples
+        if len(rows) < page_size:
+            return
+        page += 1
+
+
+def _triples(rows: list[dict[str, Term]], source: str) -> list[tuple[Term, Term, Term]]:
+    if any(not {"s", "p", "o"} <= row.keys() for row in rows):
+        raise SparqlError(source, "the query's rows must bind ?s, ?p and ?o")
+    return [(row["s"], row["p"], row["o"]) for row in rows if isinstance(row["p"], ox.NamedNode)]
+
+
+@dataclass(frozen=True)
+class Names:
+    """An entity's or predicate's label and other names, as the graph gives them."""
+
+    label: str | None = None
+    aliases: tuple[str, ...] = ()
+
+
+def names_of(client: SparqlClient, iris: list[ox.NamedNode], language: str, chunk: int = 400) -> dict[str, Names]:
+    """Label and aliases of each IRI (keyed by the IRI's value): the label in `language`, else an untagged
+    one, else a `skos:prefLabel`; every other label and `skos:altLabel` in those languages is an alias."""
+    if not _LANGUAGE.fullmatch(language):
+        raise ValueError(f"not a language tag: {language!r}")
+    tag = ox.Literal(language)
+    found: dict[str, list[tuple[int, str]]] = {}
+    rank = {"label": 0, "pref": 2, "alt": 4}
+    for start in range(0, len(iris), chunk):
+        values = " ".join(str(iri) for iri in iris[start:start + chunk])
+        query = (f"{PROLOGUE}SELECT ?x ?kind ?name WHERE {{\n  VALUES ?x {{ {values} }}\n"
+                 "  { ?x rdfs:label ?name BIND(\"label\" AS ?kind) } UNION { ?x skos:prefLabel ?name BIND(\"pref\" AS ?kind) }"
+                 " UNION { ?x skos:altLabel ?name BIND(\"alt\" AS ?kind) }\n"
+                 f"  FILTER(lang(?name) = \"\" || langMatches(lang(?name), {tag}))\n}}")
+        for row in client.select(query):
+            name, kind = row.get("name"), row.get("kind")
+            if isinstance(name, ox.Literal) and isinstance(kind, ox.Literal) and "x" in row:
+                # The chosen language outranks an untagged name of the same kind.
+                order = rank.get(kind.value, 4) + (0 if name.language else 1)
+                found.setdefault(row["x"].value, []).append((order, name.value))
+    out = {}
+    for iri, ranked in found.items():
+        ordered = [name for _, name in sorted(ranked)]
+        label = ordered[0] if min(r for r, _ in ranked) < 4 else None
+        out[iri] = Names(label, tuple(dict.fromkeys(n for n in ordered if n != label)))
+    return out
+
+
+def stream_triples(client: SparqlClient, selection: GraphSelection, language: str = "en", page_size: int = 1000,
+                   on_page: Callable[[int], None] = lambda count: None) -> Iterator[LabeledTriple]:
+    """The selected triples with their names, page by page."""
+    for page in triple_pages(client, selection, page_size):
+        named = {t.value: t for triple in page for t in triple if isinstance(t, ox.NamedNode)}
+        names = names_of(client, list(named.values()), language)
+        for s, p, o in page:
+            yield labeled_triple(s, p, o, names, client.name)
+        on_page(len(page))
+
+
+def labeled_triple(s: Term, p: ox.NamedNode, o: Term, names: dict[str, Names], source: str) -> LabeledTriple:
+    terms = RdfTerms(str(s), str(p), str(o))
+    predicate = names.get(p.value, Names()).label or predicate_words(local_name(p.value))
+    triple = Triple(
+        subject=_label(s, names), predicate=predicate, object=_label(o, names),
+        predicate_id=term_id(p.value), subject_id=_id(s), object_id=_id(o),
+        subject_aliases=_aliases(s, names), object_aliases=_aliases(o, names), rdf=terms)
+    digest = hashlib.sha1(f"{terms.subject} {terms.predicate} {terms.object}".encode()).hexdigest()[:16]
+    return LabeledTriple(id=f"rdf-{digest}", triple=triple, source=source)
+
+
+def _label(term: Term, names: dict[str, Names]) -> str:
+    if isinstance(term, ox.Literal):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    named = names.get(term.value)
+    return named.label if named and named.label else local_name(term.value).replace("_", " ")
+
+
+def _aliases(term: Term, names: dict[str, Names]) -> tuple[str, ...]:
+    return names[term.value].aliases if isinstance(term, ox.NamedNode) and term.value in names else ()
+
+
+def _id(term: Term) -> str | None:
+    return term_id(term.value) if isinstance(term, ox.NamedNode) else None
+
+
+def _json_term(value: object, url: str) -> Term:
+    """A term of the SPARQL 1.1 JSON results format."""
+    if not isinstance(value, dict) or "type" not in value or "value" not in value:
+        raise SparqlError(url, f"not a SPARQL JSON term: {value!r:.200}")
+    kind, text = value["type"], value["value"]
+    try:
+        if kind == "uri":
+            return ox.NamedNode(text)
+        if kind == "bnode":
+            return ox.BlankNode(text)
+        if "xml:lang" in value:
+            return ox.Literal(text, language=value["xml:lang"])
+        if "datatype" in value:
+            return ox.Literal(text, datatype=ox.NamedNode(value["datatype"]))
+        return ox.Literal(text)
+    except ValueError as error:
+        raise SparqlError(url, f"bad term {value!r:.200}: {error}") from None

@@ -1,0 +1,146 @@
+"""Verdicts back into the graph, as RDF.
+
+Three named graphs under a base IRI:
+- `<base>verdicts`: one node per verdict, a reification of the triple it judged (`rdf:subject`,
+  `rdf:predicate`, `rdf:object`: every store reads it, where RDF-star and RDF 1.2 triple terms are not yet
+  read everywhere), with `kgv:outcome` (`kgv:True`, `kgv:False`, `kgv:NotEnoughEvidence`, `kgv:NoAnswer`),
+  `kgv:confidence` and `kgv:probabilityTrue` (xsd:decimal), `kgv:searches`, `kgv:cites` for each passage it
+  cites (`kgv:text`, `dcterms:title`, `dcterms:source`), and PROV-O: the verdict is a `prov:Entity`
+  `prov:wasGeneratedBy` a `prov:Activity` (the run) with `kgv:method` and `prov:endedAtTime`;
+- `<base>cleaned`: the triples judged true, as plain triples;
+- `<base>flagged`: every other triple (false, not enough evidence, no answer), for a person to look at.
+
+A triple read from RDF (a file or an endpoint) keeps its own terms; any other gets IRIs from its ids
+where they are IRIs or Wikidata ids, else `urn:agentkgv:` names, and a literal object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import pyoxigraph as ox
+
+from agentkgv.agent.base import Verdict
+from agentkgv.data.records import Triple
+
+KGV = "https://w3id.org/agentkgv/ns#"
+PROV = "http://www.w3.org/ns/prov#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+DCTERMS = "http://purl.org/dc/terms/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+DEFAULT_BASE = "urn:agentkgv:graph:"
+FORMATS = {".trig": ox.RdfFormat.TRIG, ".nq": ox.RdfFormat.N_QUADS}
+
+
+def _k(name: str) -> ox.NamedNode:
+    return ox.NamedNode(KGV + name)
+
+
+TYPE, SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + n) for n in ("type", "subject", "predicate", "object"))
+OUTCOMES = {True: _k("True"), False: _k("False"), "undecided": _k("NotEnoughEvidence"), None: _k("NoAnswer")}
+
+
+@dataclass(frozen=True)
+class Graphs:
+    """The named graphs an export writes."""
+
+    verdicts: ox.NamedNode
+    cleaned: ox.NamedNode
+    flagged: ox.NamedNode
+
+    @staticmethod
+    def under(base: str) -> Graphs:
+        return Graphs(*(ox.NamedNode(base + name) for name in ("verdicts", "cleaned", "flagged")))
+
+
+def statement(triple: Triple) -> tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, ox.NamedNode | ox.BlankNode | ox.Literal]:
+    """The triple's RDF terms: its own where it was read from RDF, else made from its ids and labels."""
+    if triple.rdf is not None:
+        parsed = next(iter(ox.parse(f"{triple.rdf.subject} {triple.rdf.predicate} {triple.rdf.object} .",
+                                    format=ox.RdfFormat.N_TRIPLES)))
+        return parsed.subject, parsed.predicate, parsed.object
+    subject = _iri(triple.subject_id, "entity", triple.subject)
+    predicate = _iri(triple.predicate_id, "property", triple.predicate, wikidata="http://www.wikidata.org/prop/direct/")
+    obj = _iri(triple.object_id, "entity", triple.object) if triple.object_id else ox.Literal(triple.object)
+    return subject, predicate, obj
+
+
+def _iri(id_: str | None, kind: str, label: str, wikidata: str = "http://www.wikidata.org/entity/") -> ox.NamedNode:
+    if id_ and id_[0] in "QP" and id_[1:].isdigit():
+        return ox.NamedNode(wikidata + id_)
+    if id_ and ":" in id_:
+        try:
+            return ox.NamedNode(id_)
+        except ValueError:
+            pass  # not an IRI after all: named from the label below
+    return ox.NamedNode(f"urn:agentkgv:{kind}:{quote(id_ or label, safe='')}")
+
+
+def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: datetime) -> Iterator[ox.Quad]:
+    """The quads of the three graphs for these verdicts; `run` names the run (its activity's IRI)."""
+    activity = ox.NamedNode(f"urn:agentkgv:run:{hashlib.sha1(run.encode()).hexdigest()[:16]}")
+    g = graphs.verdicts
+    yield ox.Quad(activity, TYPE, ox.NamedNode(PROV + "Activity"), g)
+    yield ox.Quad(activity, ox.NamedNode(PROV + "endedAtTime"),
+                  ox.Literal(ended.isoformat(), datatype=ox.NamedNode(XSD + "dateTime")), g)
+    methods = set()
+    for verdict in verdicts:
+        s, p, o = statement(verdict.triple)
+        key = f"{verdict.method} {s} {p} {o}"
+        node = ox.NamedNode(f"urn:agentkgv:verdict:{hashlib.sha1(key.encode()).hexdigest()[:20]}")
+        outcome = OUTCOMES["undecided" if verdict.undecided else verdict.verdict]
+        yield from (ox.Quad(node, TYPE, _k("Verdict"), g), ox.Quad(node, TYPE, ox.NamedNode(RDF + "Statement"), g),
+                    ox.Quad(node, TYPE, ox.NamedNode(PROV + "Entity"), g),
+                    ox.Quad(node, SUBJECT, s, g), ox.Quad(node, PREDICATE, p, g), ox.Quad(node, OBJECT, o, g),
+                    ox.Quad(node, _k("outcome"), outcome, g), ox.Quad(node, _k("tripleId"), ox.Literal(verdict.id), g),
+                    ox.Quad(node, _k("searches"), ox.Literal(str(verdict.search_calls), datatype=ox.NamedNode(XSD + "integer")), g),
+                    ox.Quad(node, ox.NamedNode(PROV + "wasGeneratedBy"), activity, g))
+        for name, value in (("confidence", verdict.confidence), ("probabilityTrue", verdict.p_true)):
+            if value is not None:
+                yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)
+        for ref in verdict.evidence:
+            passage = ox.NamedNode(f"urn:agentkgv:passage:{quote(ref.id, safe='')}")
+            yield ox.Quad(node, _k("cites"), passage, g)
+            yield ox.Quad(passage, _k("text"), ox.Literal(ref.text), g)
+            if ref.title:
+                yield ox.Quad(passage, ox.NamedNode(DCTERMS + "title"), ox.Literal(ref.title), g)
+            if ref.source:
+                yield ox.Quad(passage, ox.NamedNode(DCTERMS + "source"), ox.Literal(ref.source), g)
+        yield ox.Quad(s, p, o, graphs.cleaned if verdict.verdict is True else graphs.flagged)
+        methods.add(verdict.method)
+    for method in sorted(methods):
+        yield ox.Quad(activity, _k("method"), ox.Literal(method), g)
+
+
+def write_rdf(quads: Iterable[ox.Quad], path: Path) -> None:
+    """TriG or N-Quads, by the file's suffix."""
+    if path.suffix.lower() not in FORMATS:
+        raise ValueError(f"{path}: write verdicts as {' or '.join(FORMATS)} (named graphs need a quad format)")
+    ox.serialize(quads, str(path), FORMATS[path.suffix.lower()],
+                 prefixes={"kgv": KGV, "prov": PROV, "dcterms": DCTERMS, "xsd": XSD, "rdf": RDF})
+
+
+def insert_statements(quads: Iterable[ox.Quad], chunk: int = 2000) -> Iterator[str]:
+    """SPARQL Update `INSERT DATA` requests for the quads, `chunk` quads each: the terms are serialized by
+    pyoxigraph (escaped, validated), never pasted from text."""
+    batch: list[ox.Quad] = []
+    for quad in quads:
+        batch.append(quad)
+        if len(batch) == chunk:
+            yield _insert(batch)
+            batch = []
+    if batch:
+        yield _insert(batch)
+
+
+def _insert(quads: list[ox.Quad]) -> str:
+    by_graph: dict[str, list[str]] = {}
+    for q in quads:
+        by_graph.setdefault(str(q.graph_name), []).append(f"{q.subject} {q.predicate} {q.object} .")
+    body = "\n".join(f"GRAPH {graph} {{\n" + "\n".join(lines) + "\n}" for graph, lines in by_graph.items())
+    return f"INSERT DATA {{\n{body}\n}}"

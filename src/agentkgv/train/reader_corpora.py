@@ -1,0 +1,113 @@
+"""Reader pairs from the relation-extraction corpora: Re-DocRED and FewRel.
+
+The training split teaches the benchmark's 30-odd relations; these teach the reader to read the relation
+itself over about a hundred more, which is what a relation it never saw needs. What they add:
+- `evidence`: a Re-DocRED triple beside its evidence sentences (one or two), its entities named by any of
+  their mentions (the subject's aliases are the document's other names for it), or a FewRel sentence (1);
+- `relation_swap`: the same pair under another relation that the annotators did not give it (0);
+- `co_mention`: the triple with its object (or subject) replaced by another entity named in the same
+  sentences that the annotators left unrelated to the other end (0): both names are shown and the
+  relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
+
+Relations the reader must never see (test_unseen and their inverses) are left out by the caller's
+`excluded`; `check_reader_pairs` checks every pair again with the training split's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+from agentkgv.data.fewrel import iter_fewrel
+from agentkgv.data.records import Triple
+from agentkgv.data.text import label_key
+from agentkgv.data.redocred import AnnotatedDocument, Relation, iter_redocred
+from agentkgv.train.reader_data import ReaderPair, synonyms
+
+# A relation stands in for another only if it labels this many Re-DocRED facts (see `min_swap_facts` in
+# reader_data: a rare relation mostly seen as a swap would be learned as "false").
+MIN_SWAP_FACTS = 50
+
+
+def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
+                   per_relation: int = 120, swap_share: float = 0.5, co_mention_share: float = 1.0) -> list[ReaderPair]:
+    """At most `per_relation` evidence pairs per relation (P131 alone labels a fifth of the corpus), each
+    with a relation swap and a co-mention negative at the given rates."""
+    documents = list(iter_redocred(data_dir))
+    # A negative that another document states (the same names, the same relation) is no negative.
+    stated = {_key(d, r.head, r.predicate_id, r.tail) for d in documents for r in d.relations}
+    counts = Counter(r.predicate_id for d in documents for r in d.relations)
+    swaps = sorted(p for p, n in counts.items() if n >= MIN_SWAP_FACTS and p not in excluded and p in labels)
+    candidates = [(d, r) for d in documents for r in d.relations
+                  if r.evidence and len(r.evidence) <= 2 and r.predicate_id in labels and r.predicate_id not in excluded]
+    rng.shuffle(candidates)
+    taken: Counter[str] = Counter()
+    pairs: list[ReaderPair] = []
+    for document, relation in candidates:
+        if taken[relation.predicate_id] >= per_relation:
+            continue
+        taken[relation.predicate_id] += 1
+        triple, text = _named(document, relation, labels), " ".join(document.sentences[s] for s in sorted(relation.evidence))
+        pairs.append(ReaderPair(triple, text, document.title, 1.0, "evidence", "redocred"))
+        if rng.random() < swap_share:
+            given = {r.predicate_id for r in document.relations if (r.head, r.tail) == (relation.head, relation.tail)}
+            pid = rng.choice(swaps)
+            if (pid not in given and not any(synonyms(pid, p) for p in given)
+                    and _key(document, relation.head, pid, relation.tail) not in stated):
+                pairs.append(ReaderPair(replace(triple, predicate=labels[pid], predicate_id=pid), text, document.title,
+                                        0.0, "relation_swap", "redocred"))
+        if rng.random() < co_mention_share:
+            other = _co_mention(document, relation, rng)
+            if other is not None and _key(document, other.head, other.predicate_id, other.tail) not in stated:
+                pairs.append(ReaderPair(_named(document, other, labels), text, document.title, 0.0, "co_mention", "redocred"))
+    return pairs
+
+
+def _key(document: AnnotatedDocument, head: int, predicate_id: str, tail: int) -> tuple[str, str, str]:
+    return label_key(document.entities[head].names[0]), predicate_id, label_key(document.entities[tail].names[0])
+
+
+def _named(document: AnnotatedDocument, relation: Relation, labels: dict[str, str]) -> Triple:
+    head, tail = document.entities[relation.head], document.entities[relation.tail]
+    return replace(document.triple(relation, labels), subject_aliases=head.names[1:], object_aliases=tail.names[1:])
+
+
+def _co_mention(document: AnnotatedDocument, relation: Relation, rng: random.Random) -> Relation | None:
+    """The relation with one end swapped for an entity of the same type named in its evidence sentences
+    and related to the other end in neither direction."""
+    related = defaultdict(set)
+    for r in document.relations:
+        related[r.head].add(r.tail)
+        related[r.tail].add(r.head)
+    shown = set(relation.evidence)
+    keep_head = rng.random() < 0.7  # most false triples in a graph have a wrong object, not a wrong subject
+    kept, swapped = (relation.head, relation.tail) if keep_head else (relation.tail, relation.head)
+    others = [i for i, e in enumerate(document.entities)
+              if i not in (relation.head, relation.tail) and e.sentences & shown and i not in related[kept]
+              and e.type == document.entities[swapped].type]
+    if not others:
+        return None
+    other = rng.choice(others)
+    return replace(relation, tail=other) if keep_head else replace(relation, head=other)
+
+
+def fewrel_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
+                 per_relation: int = 150, swap_share: float = 0.5) -> list[ReaderPair]:
+    """`per_relation` sentences of each FewRel relation (1), and relation swaps among them (0): FewRel gives
+    each sentence one relation, so another of its 16 is stated there only by accident."""
+    by_relation = defaultdict(list)
+    for fact in iter_fewrel(data_dir, labels):
+        if fact.triple.predicate_id not in excluded:
+            by_relation[fact.triple.predicate_id].append(fact)
+    relations = sorted(by_relation)
+    pairs: list[ReaderPair] = []
+    for pid in relations:
+        for fact in rng.sample(by_relation[pid], min(per_relation, len(by_relation[pid]))):
+            pairs.append(ReaderPair(fact.triple, fact.evidences[0], "", 1.0, "evidence", "fewrel"))
+            swap = rng.choice(relations)
+            if rng.random() < swap_share and swap != pid and not synonyms(swap, pid) and swap in labels:
+                pairs.append(ReaderPair(replace(fact.triple, predicate=labels[swap], predicate_id=swap),
+                                        fact.evidences[0], "", 0.0, "relation_swap", "fewrel"))
+    return pairs
