@@ -83,6 +83,22 @@ def test_not_enough_evidence_reaches_the_review_queue(tiny_index, tmp_path):
     assert "not enough evidence" in (tmp_path / "review.csv").read_text()
 
 
+def test_a_distrusted_source_alone_never_decides_a_verdict(tmp_path):
+    """The only passage stating the birth is in a distrusted source: the triple goes to review, with that
+    passage cited and its source shown; trusted, the same passage makes it true."""
+    passages = [Passage("p0", "Ada Smith was born in Leeds in 1901.", source="doc:/docs/blog/post.html"),
+                Passage("p1", "Ada Smith taught in York.", source="doc:/docs/records/ada.txt")]
+    index = BM25Retriever.build(passages, tmp_path / "bm25")
+    doubted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(distrust=("/docs/blog",))).verify([item("Leeds")])[0]
+    assert doubted.undecided and doubted.verdict is None and doubted.p_true < CALIBRATION.true_at
+    assert doubted.evidence[0].id == "p0" and doubted.evidence[0].source == "doc:/docs/blog/post.html"
+    trusted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Leeds")])[0]
+    assert trusted.verdict is True
+    # A triple no source supports stays false: distrust sends to review only what it alone would decide.
+    paris = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(distrust=("/docs/blog",))).verify([item("Paris")])[0]
+    assert paris.verdict is False
+
+
 def test_calibration_is_monotone_and_fitted_thresholds_are_ordered():
     rng = np.random.default_rng(0)
     gold = rng.random(600) < 0.5

@@ -9,7 +9,7 @@ import pytest
 
 from agentkgv.data.documents import ChunkConfig, DocumentError, parse_document
 from agentkgv.paths import Workspace
-from agentkgv.retrieval.user_index import add_documents, open_index
+from agentkgv.retrieval.user_index import add_documents, load_manifest, open_index
 from tests.test_cli import run_cli
 
 SMALL = ChunkConfig(words_per_passage=12, overlap_words=3)
@@ -171,3 +171,28 @@ def test_hybrid_index_over_documents_keeps_its_kind_when_added_to(tmp_path):
     assert again.manifest.kind == "hybrid" and again.passages == 3
     opened = open_index(Workspace(cache=tmp_path / "cache"), str(folder))
     assert opened.retriever.search(["where was Peiper born"], 1)[0][0].passage.text.startswith("Allan Peiper")
+
+
+def test_a_distrusted_folder_alone_decides_nothing(tmp_path, data):
+    """The shipped reader agent over an index whose only supporting passage sits in a distrusted folder:
+    the triple goes to review instead of being accepted; trusted again, the same passage makes it true."""
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    (docs / "blog").mkdir(parents=True)
+    (docs / "blog" / "post.txt").write_text("Allan Peiper was born in Alexandra, Victoria, Australia.")
+    (docs / "notes.txt").write_text("The Eiffel Tower stands in Paris.")
+    assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
+    marked = run_cli("index", "--name", "mine", "--distrust", str(docs / "blog"), cache=cache, data=data.resolve())
+    assert marked.returncode == 0, marked.stderr
+    assert load_manifest(cache / "indexes" / "mine").distrusted == [str((docs / "blog").resolve())]
+    graph = tmp_path / "graph.csv"
+    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\n")
+    for name, expected in (("doubted", None), ("trusted", True)):
+        if name == "trusted":
+            assert run_cli("index", "--name", "mine", "--trust", str(docs / "blog"), cache=cache,
+                           data=data.resolve()).returncode == 0
+        out = tmp_path / f"{name}.jsonl"
+        result = run_cli("verify", str(graph), "-o", str(out), "--index", "mine", cache=cache, data=data.resolve())
+        assert result.returncode == 0, result.stderr
+        record = json.loads(out.read_text())
+        assert record["verdict"] is expected and record["undecided"] is (expected is None)
+        assert record["evidence"][0]["source"].endswith("blog/post.txt")

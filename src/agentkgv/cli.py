@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv import graphs, pipeline
+from agentkgv import graphs, learning, pipeline
 from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
                                   EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ReaderOpt, ModelOpt, OnErrorMode, OnErrorOpt,
                                   OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, SummarizerOpt, TrainRunOpt,
@@ -173,16 +173,38 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
                   f"{report.graphs.verdicts.value}, {report.graphs.cleaned.value}, {report.graphs.flagged.value}")
 
 
+@app.command()
+def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with reviewer_verdict filled in.")],
+          verdicts: Annotated[Path, typer.Option(help="The verdicts JSONL the queue was made from.")],
+          name: Annotated[str, typer.Option(help="Name of the adapted reader (under <cache>/readers).")],
+          reader: ReaderOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
+    on the reviewed triples. Run it with --reader <the folder printed>."""
+    folder, learned = learning.learn_from_review(Workspace(None, cache_dir), review, verdicts, name, reader)
+    after, before = learned.calibration_after, learned.calibration_before
+    print_table(f"Learned from {learned.reviews} reviewed triples ({learned.true_reviews} true) -> {folder}",
+                ["", "Before", "After"],
+                [["macro-F1 on the reviewed triples", f"{learned.macro_f1_before:.3f}", f"{learned.macro_f1_after:.3f}"],
+                 ["true at P(true) >=", f"{before['true_at']:.3f}", f"{after['true_at']:.3f}"],
+                 ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
+                 ["verdicts changed", "", str(learned.changed)]])
+    console.print(f"use it: agentkgv verify ... --reader {folder}")
+
+
 @app.command("index")
-def index_command(documents: Annotated[list[Path], typer.Argument(help="Files and folders: .txt .md .html .pdf, and "
-                                                                      ".jsonl/.csv/.tsv passage tables.")],
-                  name: Annotated[str, typer.Option("--name", help="Index name (under <cache>/indexes) or folder.")],
+def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help="Files and folders: .txt .md .html .pdf, and "
+                                                                                ".jsonl/.csv/.tsv passage tables.")] = None,
+                  name: Annotated[str, typer.Option("--name", help="Index name (under <cache>/indexes) or folder.")] = "docs",
+                  trust: Annotated[list[Path], typer.Option("--trust", help="Trust this indexed file or folder again.")] = [],
+                  distrust: Annotated[list[Path], typer.Option("--distrust", help="A file or folder whose passages alone never "
+                                                                                  "decide a verdict (they send it to review).")] = [],
                   retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, words: WordsOpt = None,
                   overlap: OverlapOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Index your own documents, or add documents to an index: only new or changed files are read."""
+    """Index your own documents, or add documents to an index: only new or changed files are read. Sources
+    you distrust are kept, but their evidence alone decides nothing."""
     sizes = {k: v for k, v in {"words_per_passage": words, "overlap_words": overlap}.items() if v is not None}
-    show_index_report(pipeline.index_documents(Workspace(None, cache_dir), name, documents, retriever, embedding_model,
-                                               ChunkConfig(**sizes) if sizes else None, HOOKS))
+    show_index_report(pipeline.index_documents(Workspace(None, cache_dir), name, documents or [], retriever, embedding_model,
+                                               ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust))
 
 
 @app.command()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentkgv import pipeline
+from agentkgv import learning, pipeline
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
 from agentkgv.display import HOOKS, console, print_table, show
@@ -15,6 +15,7 @@ from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.llm.fault_proxy import FaultConfig, serve
 from agentkgv.paths import Workspace
+from agentkgv.train.learn import ReviewLoopRow
 
 benches = typer.Typer()
 
@@ -56,6 +57,18 @@ def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run
     if report.kinds:
         show("FactBench-docs accuracy per kind of fact", KindRow, report.kinds)
     console.print(f"reliability diagram: {report.plot}")
+
+
+@benches.command("bench-review")
+def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of the reader agent, under the cache.")] = "eval",
+                         split: Annotated[str, typer.Option(help="The split whose verdicts are reviewed and scored.")] = "factbench_docs",
+                         reviewed: Annotated[list[int], typer.Option("--reviewed", help="Reviewed triples to learn from.")] = [50, 100],
+                         folds: Annotated[int, typer.Option(help="Folds: each is scored once, never reviewed.")] = 4,
+                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """What learning from reviewed triples buys, k-fold: macro-F1 on the unreviewed triples before and after
+    the calibration is refitted on N reviewed ones drawn from the other folds."""
+    rows = learning.bench_review(Workspace(data_dir, cache_dir), run_name, split, reviewed, folds)
+    show(f"The review loop on {split} ({run_name})", ReviewLoopRow, rows)
 
 
 @benches.command("fault-proxy")

@@ -141,3 +141,5 @@ def show_index_report(report: IndexReport) -> None:
                 [[str(len(report.parsed)), str(len(report.unchanged)), str(len(report.skipped)), str(report.passages),
                   f"{megabytes:.2f}", f"{minutes * 60:.1f}", f"{megabytes / max(minutes, 1e-9):.1f}",
                   f"{peak_memory_gib():.2f}", report.manifest.fingerprint]])
+    if report.manifest.distrusted:
+        console.print("distrusted (their passages alone decide nothing): " + ", ".join(report.manifest.distrusted))

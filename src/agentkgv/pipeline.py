@@ -50,7 +50,7 @@ from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, bm25_dir, build_retriever, load_retriever
-from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index
+from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index, set_trust
 from agentkgv.retrieval.user_index import index_dir as document_index_dir
 from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
 from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
@@ -297,7 +297,8 @@ def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], na
         # The index decides the retriever's kind, and the run pins its contents: a resume against an index
         # whose passages changed since is refused.
         index = open_index(ws, run.retriever.index)
-        run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model)
+        run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model,
+                               distrust=tuple(index.manifest.distrusted) or None)
         pinned["index"], retriever = index.identity(), index.retriever
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, run, ray, hooks, retriever) as opened:
@@ -313,10 +314,21 @@ def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], na
 
 def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str | None = None,
                     embedding_model: str | None = None, chunking: ChunkConfig | None = None,
-                    hooks: Hooks = SILENT) -> IndexReport:
-    """Create the named document index, or add documents to it (only new or changed files are read)."""
-    with hooks.byte_bar("reading documents") as progress:
-        return add_documents(document_index_dir(ws, name), documents, kind, embedding_model, chunking, progress)
+                    hooks: Hooks = SILENT, trust: list[Path] = (), distrust: list[Path] = ()) -> IndexReport:
+    """Create the named document index, or add documents to it (only new or changed files are read); then
+    distrust or trust again the sources named."""
+    folder = document_index_dir(ws, name)
+    report = None
+    if documents:
+        with hooks.byte_bar("reading documents") as progress:
+            report = add_documents(folder, documents, kind, embedding_model, chunking, progress)
+    if trust or distrust:
+        manifest = set_trust(folder, list(trust), list(distrust))
+        report = report or IndexReport(folder, manifest)
+        report.manifest = manifest
+    if report is None:
+        raise DataError(folder, "nothing to do: name documents to index, or sources to --trust or --distrust")
+    return report
 
 
 def bench_retrieval(ws: Workspace, kinds: list[str], embedding_model: str | None = None, k: int = 5,

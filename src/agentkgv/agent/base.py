@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Protocol
 
 from agentkgv.agent.actions import Action
+from agentkgv.agent.calibration import Evidence
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 
 
@@ -97,6 +98,8 @@ class Verdict:
     trajectory: list[Turn] = field(default_factory=list)
     p_true: float | None = None
     undecided: bool = False
+    # What the passages the reader read add up to, where the reader judged: a review can recalibrate on it.
+    reading: Evidence | None = None
 
     @property
     def correct(self) -> bool:
@@ -112,6 +115,8 @@ class Verdict:
         record["triple"] = Triple(**record["triple"])
         record["evidence"] = [EvidenceRef(**e) for e in record.get("evidence", [])]
         record["trajectory"] = [Turn.from_json(turn) for turn in record.get("trajectory", [])]
+        if record.get("reading") is not None:
+            record["reading"] = Evidence(**record["reading"])
         return Verdict(**record)
 
 

@@ -44,6 +44,12 @@ class ReadingConfig(Settings):
     top_k: int = Field(5, ge=1)
     # Passages cited with a verdict: the best-supported ones.
     max_cited: int = Field(2, ge=1)
+    # Sources whose passages alone never decide a verdict, by prefix: a corpus (`poison:`), or a file or folder
+    # of a document index as it was indexed (`index --distrust`). Their support sends a triple to review.
+    distrust: tuple[str, ...] = ()
+
+    def distrusts(self, source: str) -> bool:
+        return any(source.startswith(p) or source.removeprefix("doc:").startswith(p) for p in self.distrust)
 
 
 @dataclass
@@ -53,7 +59,8 @@ class Reading(Tally):
     item: LabeledTriple
     queries: list[str]
     read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
-    evidence: Evidence = field(default_factory=Evidence)
+    evidence: Evidence = field(default_factory=Evidence)  # from the passages of trusted sources
+    everything: Evidence = field(default_factory=Evidence)  # from every passage, distrusted ones too
     turns: list[Turn] = field(default_factory=list)
 
     def best(self, count: int) -> list[tuple[Hit, float]]:
@@ -98,7 +105,10 @@ class ReadingAgent:
         for (reading, hit), score in zip(fresh, scores):
             reading.read[hit.passage.id] = (hit, float(score))
             view = reader_view(reading.item.triple, hit.passage.text)
-            reading.evidence = reading.evidence.add(float(score), view.has_subject and view.has_object)
+            named = view.has_subject and view.has_object
+            reading.everything = reading.everything.add(float(score), named)
+            if not self.config.distrusts(hit.passage.source):
+                reading.evidence = reading.evidence.add(float(score), named)
         for reading in active:
             e = reading.evidence
             reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages; "
@@ -124,6 +134,8 @@ class ReadingAgent:
         assert self.calibration is not None
         p_true = self.calibration.probability(reading.evidence)
         outcome = self.calibration.outcome(p_true)
+        if outcome is not Outcome.TRUE and self.calibration.settles(reading.everything):
+            outcome = Outcome.UNDECIDED  # only a distrusted source supports it: a person decides
         verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
         cited = [hit for hit, score in reading.best(self.config.max_cited)]
         return Verdict(
@@ -132,4 +144,4 @@ class ReadingAgent:
                                                        else max(p_true, 1.0 - p_true), 4),
             evidence=[EvidenceRef.of(h.passage) for h in cited],
             search_calls=reading.searches, seconds=reading.seconds, trajectory=reading.turns,
-            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED)
+            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED, reading=reading.evidence)

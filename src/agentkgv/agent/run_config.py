@@ -25,7 +25,7 @@ Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
 Judge = Literal["reader", "llm"]
 
 # Where each command-line option lands in the config.
-OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
+OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "distrust": ("reading", "distrust"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
            "model": ("llm", "model"), "adapter": ("llm", "adapter"), "base_url": ("llm", "base_url"),
            "cache": ("llm", "cache"), "retriever": ("retriever", "kind"),
            "embedding_model": ("retriever", "embedding_model"), "index": ("retriever", "index")}

@@ -55,6 +55,8 @@ class Manifest(BaseModel):
     chunking: ChunkConfig = ChunkConfig()
     files: dict[str, FileEntry] = {}
     fingerprint: str = ""
+    # Files and folders (resolved paths) whose passages alone never decide a verdict (`index --distrust`).
+    distrusted: list[str] = []
 
     def retriever_config(self) -> RetrieverConfig:
         return RetrieverConfig(kind=self.kind, embedding_model=self.embedding_model, index=self.name)
@@ -183,6 +185,18 @@ def _parse(file: Path, data: bytes, digest: str, mtime_ns: int, chunking: ChunkC
     report.parsed.append(key)
     report.warnings += parsed.warnings
     return entry.model_copy(update={"passages": len(parsed.passages), "warnings": parsed.warnings})
+
+
+def set_trust(folder: Path, trust: list[Path], distrust: list[Path]) -> Manifest:
+    """Distrust these files or folders of the index, or trust them again (every source is trusted at first)."""
+    manifest = load_manifest(folder)
+    if manifest is None:
+        raise DataError(folder, "no index here: index documents first")
+    distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
+    distrusted -= {str(p.resolve()) for p in trust}
+    manifest = manifest.model_copy(update={"distrusted": sorted(distrusted)})
+    (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return manifest
 
 
 def fingerprint(folder: Path) -> str:

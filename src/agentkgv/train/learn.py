@@ -1,0 +1,131 @@
+"""The verifier adapted to a user's domain from the triples their reviewers judged.
+
+The reader's weights stay; its calibration is refitted (train/calibrate.py) on the reviewed triples'
+evidence, as the verify run logged it (`Verdict.reading`). That moves P(true) and the thresholds to the
+user's documents and graph: how much a supporting passage there is worth, where "not enough evidence"
+begins. The adapted reader is a folder like the shipped one (weights, card, calibration) plus
+`learned.json`, saying what it learned; `--reader FOLDER` runs it and a run pins it by content.
+
+The evidence was gathered under the old calibration, which stops reading once a triple is settled true: a
+stricter new calibration would have read on. The fit takes the evidence as logged.
+
+`review_loop` measures what learning buys, k-fold: the triples of one fold are scored, the reviewed ones
+drawn from the others, so no triple scored was reviewed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agentkgv.agent.base import Verdict
+from agentkgv.agent.calibration import CALIBRATION_FILE, Calibration, Outcome
+from agentkgv.agent.reader import CARD_FILE, WEIGHTS_FILE
+from agentkgv.data.errors import DataError
+from agentkgv.eval.metrics import score
+from agentkgv.eval.review import Review
+from agentkgv.train.calibrate import fit_calibration
+
+LEARNED_FILE = "learned.json"
+# Fewer reviewed triples than this say too little to move a calibration.
+MIN_REVIEWS = 20
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What a review taught: how many triples, and the verdicts on them before and after (in-sample)."""
+
+    reviews: int
+    true_reviews: int
+    macro_f1_before: float
+    macro_f1_after: float
+    changed: int  # reviewed triples whose verdict the new calibration changes
+    calibration_before: dict
+    calibration_after: dict
+
+
+def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], review_path: Path,
+                      current: Calibration) -> tuple[Calibration, Learned]:
+    """Refit `current` on the reviewed triples; every review must name a verdict the reader judged."""
+    evidence, gold, before = [], [], []
+    for review in reviews:
+        verdict = verdicts.get(review.id)
+        if verdict is None:
+            raise DataError(review_path, f"triple {review.id} is not in the verdicts file", review.line, "id")
+        if verdict.reading is None:
+            raise DataError(review_path, f"triple {review.id} was not judged by the reader ({verdict.method}): "
+                                         "only the reader's verdicts can be learned from", review.line, "id")
+        evidence.append(verdict.reading)
+        gold.append(review.label)
+        before.append(verdict.verdict is True)
+    if len(reviews) < MIN_REVIEWS or len(set(gold)) < 2:
+        raise DataError(review_path, f"{len(reviews)} reviewed triples ({sum(gold)} true): learning needs at least "
+                                     f"{MIN_REVIEWS}, with both verdicts among them")
+    fitted = fit_calibration(evidence, gold)
+    after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
+    return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
+                           round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
+                           current.model_dump(), fitted.model_dump())
+
+
+def save_learned(source: Path, target: Path, calibration: Calibration, learned: Learned) -> Path:
+    """The adapted reader: the source reader's weights and card, the new calibration, what it learned."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in (WEIGHTS_FILE, CARD_FILE):
+        shutil.copyfile(source / name, target / name)
+    calibration.save(target)
+    (target / LEARNED_FILE).write_text(json.dumps(asdict(learned), indent=1) + "\n")
+    return target
+
+
+@dataclass(frozen=True)
+class ReviewLoopRow:
+    reviewed: int
+    folds: int
+    scored: int  # triples scored per fold (none of them reviewed)
+    macro_f1_before: float  # mean over folds
+    macro_f1_after: float
+    undecided_before: float  # share sent to review
+    undecided_after: float
+
+    HEADERS = ["Reviewed", "Folds", "Scored per fold", "Macro-F1 before", "Macro-F1 after", "To review before",
+               "To review after"]
+
+    def cells(self) -> list[str]:
+        return [str(self.reviewed), str(self.folds), str(self.scored), f"{self.macro_f1_before:.3f}",
+                f"{self.macro_f1_after:.3f}", f"{self.undecided_before:.1%}", f"{self.undecided_after:.1%}"]
+
+
+def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 4, seed: int = 13) -> list[ReviewLoopRow]:
+    """Macro-F1 on each fold's triples as logged, and after a calibration learned from `size` reviewed
+    triples drawn at random from the other folds; the mean over folds, per size."""
+    judged = [v for v in verdicts if v.reading is not None and v.gold is not None]
+    if len(judged) < folds * 2:
+        raise ValueError(f"{len(judged)} reader verdicts with gold labels: too few for {folds} folds")
+    order = sorted(judged, key=lambda v: v.id)
+    random.Random(seed).shuffle(order)
+    parts = [order[i::folds] for i in range(folds)]
+    rows = []
+    for size in sizes:
+        before, after, und_before, und_after = [], [], [], []
+        for k, scored in enumerate(parts):
+            pool = [v for j, part in enumerate(parts) if j != k for v in part]
+            reviewed = random.Random(seed + k).sample(pool, min(size, len(pool)))
+            fitted = fit_calibration([v.reading for v in reviewed], [v.gold for v in reviewed])
+            gold = [v.gold for v in scored]
+            outcomes = [fitted.outcome(fitted.probability(v.reading)) for v in scored]
+            before.append(score(gold, [v.verdict is True for v in scored]).macro_f1)
+            after.append(score(gold, [o is Outcome.TRUE for o in outcomes]).macro_f1)
+            und_before.append(sum(v.undecided for v in scored) / len(scored))
+            und_after.append(sum(o is Outcome.UNDECIDED for o in outcomes) / len(scored))
+        rows.append(ReviewLoopRow(size, folds, len(parts[0]), round(_mean(before), 4), round(_mean(after), 4),
+                                  round(_mean(und_before), 4), round(_mean(und_after), 4)))
+    return rows
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)

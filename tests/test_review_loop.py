@@ -1,0 +1,96 @@
+"""The review loop: the reviewed queue read back, the calibration learned from it, and its k-fold measure."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from agentkgv.agent.base import Verdict
+from agentkgv.agent.calibration import Calibration, Evidence
+from agentkgv.agent.reader import reader_fingerprint, shipped_reader_dir
+from agentkgv.cli import app
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import Triple
+from agentkgv.eval.html_report import REVIEW_COLUMNS
+from agentkgv.eval.review import read_reviews
+from agentkgv.train.learn import learn_calibration, review_loop
+
+# The logged verdicts' calibration: true from support 0 up. The "user's domain" below is true only from
+# support 2 up, so a calibration learned from reviews there should move its threshold.
+LOGGED = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.2)
+
+
+def _verdicts(count: int, seed: int = 0) -> list[Verdict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        support = rng.uniform(-4, 6)
+        gold = support + rng.gauss(0, 0.5) > 2.0
+        p = LOGGED.probability(Evidence(support, True, support))
+        out.append(Verdict(id=f"t{i}", triple=Triple(f"s{i}", "p", f"o{i}"), verdict=p >= LOGGED.true_at,
+                           method="agentkgv", gold=gold, confidence=p, p_true=p, reading=Evidence(support, True, support)))
+    return out
+
+
+def _review_csv(path, verdicts, labels):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(REVIEW_COLUMNS)
+        for v, label in zip(verdicts, labels):
+            writer.writerow([v.id, v.triple.subject, v.triple.predicate, v.triple.object, "", "", "", "", label, ""])
+
+
+def test_the_reviewed_rows_are_read_back_and_a_bad_one_is_named_by_line(tmp_path):
+    verdicts = _verdicts(4)
+    path = tmp_path / "review.csv"
+    _review_csv(path, verdicts, ["true", "", "No", "1"])
+    reviews = read_reviews(path)
+    assert [(r.id, r.label, r.line) for r in reviews] == [("t0", True, 2), ("t2", False, 4), ("t3", True, 5)]
+    _review_csv(path, verdicts, ["true", "maybe", "", ""])
+    with pytest.raises(DataError, match=r"review\.csv:3: field 'reviewer_verdict': expected true or false"):
+        read_reviews(path)
+    _review_csv(path, [verdicts[0], verdicts[0]], ["true", "false"])
+    with pytest.raises(DataError, match=r"review\.csv:3: .*reviewed twice"):
+        read_reviews(path)
+
+
+def test_learning_moves_the_calibration_to_the_reviewed_domain(tmp_path):
+    verdicts = _verdicts(200)
+    path = tmp_path / "review.csv"
+    _review_csv(path, verdicts[:100], [str(v.gold).lower() for v in verdicts[:100]])
+    fitted, learned = learn_calibration({v.id: v for v in verdicts}, read_reviews(path), path, LOGGED)
+    assert learned.reviews == 100 and learned.changed > 0
+    assert learned.macro_f1_after > learned.macro_f1_before
+    # The new threshold sits near support 2, where the domain turns true.
+    assert fitted.probability(Evidence(1.0, True, 1.0)) < fitted.true_at <= fitted.probability(Evidence(3.0, True, 3.0))
+    # A review of a triple the verdicts do not hold, or one the reader did not judge, is an error at its line.
+    with pytest.raises(DataError, match=r"review\.csv:2: .*not in the verdicts file"):
+        learn_calibration({}, read_reviews(path), path, LOGGED)
+    lexical = {v.id: Verdict(v.id, v.triple, v.verdict, "lexical", v.gold) for v in verdicts}
+    with pytest.raises(DataError, match="not judged by the reader"):
+        learn_calibration(lexical, read_reviews(path), path, LOGGED)
+
+
+def test_the_review_loop_scores_only_unreviewed_folds_and_learning_helps_a_shifted_domain():
+    rows = review_loop(_verdicts(400), sizes=[50, 100], folds=4)
+    assert [r.reviewed for r in rows] == [50, 100] and all(r.scored == 100 for r in rows)
+    assert all(r.macro_f1_after > r.macro_f1_before for r in rows)
+
+
+def test_learn_writes_a_named_reader_that_a_run_pins_by_content(tmp_path):
+    verdicts = _verdicts(60)
+    log = tmp_path / "verdicts.jsonl"
+    log.write_text("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
+    review = tmp_path / "review.csv"
+    _review_csv(review, verdicts[:40], [str(v.gold).lower() for v in verdicts[:40]])
+    result = CliRunner().invoke(app, ["learn", str(review), "--verdicts", str(log), "--name", "mine",
+                                      "--cache-dir", str(tmp_path / "cache")])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "cache" / "readers" / "mine"
+    assert json.loads((folder / "learned.json").read_text())["reviews"] == 40
+    assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
+    assert Calibration.read(folder) != Calibration.read(shipped_reader_dir())
