@@ -50,7 +50,7 @@ def server(tmp_path):
     # Installed beside this interpreter (pip's scripts folder), which need not be on PATH.
     binary = shutil.which("oxigraph", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     if binary is None:
-        pytest.fail("the oxigraph server is not installed (pip install -e '.[dev]')")
+        pytest.fail("the oxigraph server is not installed (pip install -e .)")
     location, graph = tmp_path / "store", tmp_path / "graph.ttl"
     graph.write_text(GRAPH, encoding="utf-8")
     subprocess.run([binary, "load", "--location", str(location), "--file", str(graph)], check=True, capture_output=True)

@@ -11,7 +11,7 @@ import typer
 from agentkgv import graphs, learning, pipeline
 from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
                                   EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ReaderOpt, ModelOpt, OnErrorMode, OnErrorOpt,
-                                  OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, SummarizerOpt, TrainRunOpt,
+                                  OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, StopPolicyOpt, SummarizerOpt, TrainRunOpt,
                                   WordsOpt, WorkersOpt, ray_options)
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
@@ -100,7 +100,8 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
                  adapter: AdapterOpt = None, summarizer: SummarizerOpt = None, judge: JudgeOpt = None,
-                 reader: ReaderOpt = None, label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
+                 reader: ReaderOpt = None, stop_policy: StopPolicyOpt = None,
+                 label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
                  batch_size: int = pipeline.BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  base_model: BaseModelOpt = False, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -109,7 +110,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
     or --adapter); the LLM baselines run the bare backbone."""
     run = RunConfig.load(config).with_options(backend=backend, model=model, adapter=adapter, summarizer=summarizer,
                                               retriever=retriever, embedding_model=embedding_model, cache=cache,
-                                              judge=judge, reader=reader)
+                                              judge=judge, reader=reader, stop_policy=stop_policy)
     show_eval(pipeline.run_eval(Workspace(data_dir, cache_dir), run, methods, splits, limit, label, batch_size,
                                 run_name, not base_model, HOOKS))
 
@@ -130,6 +131,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None, judge: JudgeOpt = None, reader: ReaderOpt = None,
+           stop_policy: StopPolicyOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
                                                            "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
@@ -144,7 +146,8 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     ws = Workspace(data_dir, cache_dir)
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
-                                              embedding_model=embedding_model, index=index, judge=judge, reader=reader)
+                                              embedding_model=embedding_model, index=index, judge=judge, reader=reader,
+                                              stop_policy=stop_policy)
     run = run if base_model else run.with_trained_adapter()
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
@@ -307,6 +310,19 @@ def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("
     ws = Workspace(data_dir, cache_dir)
     record = pipeline.train_reader(ws, run_name, settings_path, threads, HOOKS)
     console.print_json(data={k: v for k, v in record.items() if k != "settings"})
+
+
+@app.command("train-search-policy")
+def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Settings TOML (the fields of SearchPolicySettings, train/search_policy.py).")] = None,
+                                reader: ReaderOpt = None, run_name: TrainRunOpt = "search-policy",
+                                data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Train when the reading agent stops searching, in two stages on this CPU: clone the settled rule,
+    then GRPO with a penalty per search after the first. Use it with --stop-policy <run>/stop_policy.json."""
+    ws = Workspace(data_dir, cache_dir)
+    record = pipeline.train_search_policy(ws, run_name, settings_path, reader, HOOKS)
+    print_table(f"Search policy on {record['measured_on']} held-out training triples -> {ws.training / run_name}",
+                ["Policy", "Macro-F1", "Searches / triple"],
+                [[name, f"{r['macro_f1']:.3f}", f"{r['searches']:.2f}"] for name, r in record["held_out"].items()])
 
 
 @app.command()

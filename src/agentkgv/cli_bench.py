@@ -3,17 +3,19 @@ server that fails on purpose. `cli.py` adds them to its own commands."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
-from agentkgv import learning, pipeline
+from agentkgv import graphs, learning, pipeline
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
 from agentkgv.display import HOOKS, console, print_table, show
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.llm.fault_proxy import FaultConfig, serve
+from agentkgv.graphs import GraphReadRow, GraphSource
 from agentkgv.paths import Workspace
 from agentkgv.train.learn import ReviewLoopRow
 
@@ -69,6 +71,18 @@ def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of
     the calibration is refitted on N reviewed ones drawn from the other folds."""
     rows = learning.bench_review(Workspace(data_dir, cache_dir), run_name, split, reviewed, folds)
     show(f"The review loop on {split} ({run_name})", ReviewLoopRow, rows)
+
+
+@benches.command("bench-graph-read")
+def bench_graph_read_command(sparql: Annotated[Optional[str], typer.Option(help="A SPARQL endpoint's query URL.")] = None,
+                             store: Annotated[Optional[Path], typer.Option(help="A graph file, loaded into an embedded store once.")] = None,
+                             page_size: Annotated[int, typer.Option(help="Triples per page.")] = 1000,
+                             limit: Annotated[Optional[int], typer.Option(help="Stop after N triples.")] = None,
+                             cache_dir: CacheOpt = None) -> None:
+    """Triples per second read from a graph with their labels (what `verify --sparql` / `--store` reads), and
+    peak memory: the triples are streamed, not kept."""
+    source = GraphSource(endpoint=sparql, store_file=store, page_size=page_size)
+    show("Reading a graph", GraphReadRow, [graphs.read_rate(Workspace(None, cache_dir), source, limit, HOOKS)])
 
 
 @benches.command("fault-proxy")

@@ -30,6 +30,9 @@ JudgeOpt = Annotated[Optional[str], typer.Option(
                     "(the LLM agent of the paper, on the shipped adapter).")]
 ReaderOpt = Annotated[Optional[Path], typer.Option(
     "--reader", help="Evidence reader folder written by `agentkgv train-reader` (default: the shipped one).")]
+StopPolicyOpt = Annotated[Optional[Path], typer.Option(
+    "--stop-policy", help="When the reader agent stops searching: a stop_policy.json of `agentkgv train-search-policy` "
+                          "(default: once the triple is settled true).")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
 RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]

@@ -6,6 +6,7 @@ The commands' loops over agentkgv.data.sparql (reading) and agentkgv.eval.verdic
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from itertools import islice
@@ -16,6 +17,7 @@ from agentkgv.data.records import LabeledTriple
 from agentkgv.data.sparql import EmbeddedStore, GraphSelection, HttpEndpoint, SparqlClient, stream_triples
 from agentkgv.eval.runner import load_run
 from agentkgv.eval.verdict_rdf import DEFAULT_BASE, Graphs, insert_statements, verdict_quads, write_rdf
+from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.pipeline import SILENT, Hooks
 
@@ -73,6 +75,33 @@ def graph_triples(ws: Workspace, source: GraphSource, limit: int | None = None,
     with hooks.bar(f"reading triples from {source.name}", limit) as advance:
         triples = stream_triples(client, source.selection, source.language, source.page_size, advance)
         return list(islice(triples, limit))
+
+
+@dataclass(frozen=True)
+class GraphReadRow:
+    """How fast triples come out of a graph with their names, and at what memory."""
+
+    source: str
+    page_size: int
+    triples: int
+    seconds: float
+    peak_gib: float
+
+    HEADERS = ["Source", "Page size", "Triples", "Seconds", "Triples/s", "Peak GiB"]
+
+    def cells(self) -> list[str]:
+        return [self.source, str(self.page_size), str(self.triples), f"{self.seconds:.1f}",
+                f"{self.triples / max(self.seconds, 1e-9):.0f}", f"{self.peak_gib:.2f}"]
+
+
+def read_rate(ws: Workspace, source: GraphSource, limit: int | None = None, hooks: Hooks = SILENT) -> GraphReadRow:
+    """Stream the selected triples with their names without keeping them: the reading side of `verify`."""
+    client = client_for(ws, source, hooks)  # a store is loaded first, outside the timing
+    started, count = time.perf_counter(), 0
+    with hooks.bar(f"reading triples from {source.name}", limit) as advance:
+        for _ in islice(stream_triples(client, source.selection, source.language, source.page_size, advance), limit):
+            count += 1
+    return GraphReadRow(source.name, source.page_size, count, time.perf_counter() - started, peak_memory_gib())
 
 
 @dataclass

@@ -535,6 +535,50 @@ def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: 
     return calibration
 
 
+def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None, reader: Path | None = None,
+                        hooks: Hooks = SILENT) -> dict:
+    """Read held-out training triples to the full budget once (the episodes, cached), then train the
+    reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
+    from agentkgv.agent.calibration import Evidence
+    from agentkgv.agent.reader import CrossEncoderReader, reader_folder
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.agent.calibration import Calibration
+    from agentkgv.data.jsonl import read_jsonl, write_jsonl
+    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader_data import held_out
+    from agentkgv.train.search_policy import Episode, SearchPolicySettings
+    from agentkgv.train.search_policy import train_search_policy as train
+
+    settings = SearchPolicySettings.load(settings_path)
+    run_dir, folder = ws.training / run_name, reader_folder(reader)
+    calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
+    path = run_dir / "episodes.jsonl"
+    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches}
+    if not (path.exists() and (run_dir / "episodes.settings.json").exists()
+            and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
+        ensure_benchmark(ws, hooks)
+        factbench = reader_forbidden(ws)[1]
+        # The reader's held-out subjects: never in its training pairs (the calibration was fitted on them too).
+        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, ReaderSettings().held_out_share)
+                                    and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
+                                   settings.triples)
+        agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
+                             paraphrases(ws), config)
+        episodes = []
+        with hooks.bar("reading held-out training triples to the full budget", len(examples)) as advance:
+            for start in range(0, len(examples), 64):
+                chunk = examples[start:start + 64]
+                episodes += [Episode(tuple(r.history), bool(e.label), config.max_searches)
+                             for e, r in zip(chunk, agent.run([e.as_labeled() for e in chunk]))]
+                advance(len(chunk))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget}
+                           for e in episodes))
+        (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
+    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"]) for _, r in read_jsonl(path)]
+    return train(episodes, calibration, run_dir, settings)
+
+
 @dataclass
 class ConfidenceReport:
     rows: list

@@ -29,6 +29,7 @@ from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcom
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import Reader, reader_view
+from agentkgv.agent.stopping import LearnedStop, SettledRule, StopPolicy
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
@@ -47,6 +48,8 @@ class ReadingConfig(Settings):
     # Sources whose passages alone never decide a verdict, by prefix: a corpus (`poison:`), or a file or folder
     # of a document index as it was indexed (`index --distrust`). Their support sends a triple to review.
     distrust: tuple[str, ...] = ()
+    # A stop policy trained by `agentkgv train-search-policy`; None: stop once the triple is settled true.
+    stop_policy: Path | None = None
 
     def distrusts(self, source: str) -> bool:
         return any(source.startswith(p) or source.removeprefix("doc:").startswith(p) for p in self.distrust)
@@ -61,6 +64,7 @@ class Reading(Tally):
     read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
     evidence: Evidence = field(default_factory=Evidence)  # from the passages of trusted sources
     everything: Evidence = field(default_factory=Evidence)  # from every passage, distrusted ones too
+    history: list[Evidence] = field(default_factory=list)  # the evidence after each search
     turns: list[Turn] = field(default_factory=list)
 
     def best(self, count: int) -> list[tuple[Hit, float]]:
@@ -77,6 +81,10 @@ class ReadingAgent:
         self.retriever, self.reader, self.calibration = retriever, reader, calibration
         self.paraphrases = paraphrases
         self.config = config or ReadingConfig()
+        self.stopping: StopPolicy | None = None
+        if calibration is not None:
+            self.stopping = (LearnedStop.read(self.config.stop_policy) if self.config.stop_policy is not None
+                             else SettledRule(calibration.true_at))
 
     def start(self, item: LabeledTriple) -> Reading:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
@@ -111,10 +119,12 @@ class ReadingAgent:
                 reading.evidence = reading.evidence.add(float(score), named)
         for reading in active:
             e = reading.evidence
+            reading.history.append(e)
             reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages; "
                                            f"a passage names both: {'yes' if e.named_both else 'no'}")
-            settled = self.calibration is not None and self.calibration.settles(e)
-            reading.done = settled or not reading.queries
+            stop = self.stopping is not None and self.stopping.stop(
+                self.calibration.probability(e), e, reading.searches, self.config.max_searches)
+            reading.done = stop or not reading.queries
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError
 
 from agentkgv.agent.agentkgv import AgentConfig
 from agentkgv.agent.reader import reader_fingerprint
+from agentkgv.agent.stopping import policy_fingerprint
 from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.settings import Settings, invalid
 from agentkgv.llm.embedded import DEFAULT_MODEL, TRAINED_ADAPTER
@@ -25,7 +26,7 @@ Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
 Judge = Literal["reader", "llm"]
 
 # Where each command-line option lands in the config.
-OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "distrust": ("reading", "distrust"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
+OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "distrust": ("reading", "distrust"), "stop_policy": ("reading", "stop_policy"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
            "model": ("llm", "model"), "adapter": ("llm", "adapter"), "base_url": ("llm", "base_url"),
            "cache": ("llm", "cache"), "retriever": ("retriever", "kind"),
            "embedding_model": ("retriever", "embedding_model"), "index": ("retriever", "index")}
@@ -101,6 +102,8 @@ class RunConfig(Settings):
                     "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
         if self.uses_reader:
             settings["reading"] = {**settings["reading"], "weights": reader_fingerprint(self.reading.reader)}
+            if self.reading.stop_policy is not None:
+                settings["reading"]["stop_policy_weights"] = policy_fingerprint(self.reading.stop_policy)
         elif self.needs_llm:
             settings["llm"] = self.llm.identity() | ({"name": llm_name} if llm_name is not None else {})
         return settings

@@ -1,0 +1,82 @@
+"""When the reading agent stops searching: the one decision its search policy takes after each search.
+
+Two policies behind one interface, chosen by `ReadingConfig.stop_policy`:
+- `SettledRule` (the default): stop once the evidence makes the triple true, since more passages could
+  only raise P(true); otherwise search until the budget is spent.
+- `LearnedStop`: a logistic policy over the state after a search (P(true), the evidence features, the
+  searches made), trained in two stages by `agentkgv train-search-policy` (train/search_policy.py): cloned
+  from the rule's successful trajectories, then trajectory-level GRPO with the paper's reward, correct
+  verdicts minus a penalty per search after the first. It learns where a further search rarely changes
+  the verdict, and stops there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from agentkgv.agent.calibration import NO_SUPPORT, Evidence
+from agentkgv.data.errors import DataError
+
+FEATURES = ("bias", "p_true", "named_both", "support", "named_support", "searches")
+
+
+def state_features(p_true: float, evidence: Evidence, searches: int, max_searches: int) -> np.ndarray:
+    """The state a stop decision sees, scaled to about [-1, 1]."""
+    clip = lambda logit: max(logit, NO_SUPPORT) / -NO_SUPPORT  # noqa: E731
+    return np.array([1.0, p_true, float(evidence.named_both), clip(evidence.support), clip(evidence.named_support),
+                     searches / max_searches], dtype=np.float64)
+
+
+class StopPolicy(Protocol):
+    name: str
+
+    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SettledRule:
+    true_at: float
+    name: str = "settled"
+
+    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool:
+        return p_true >= self.true_at
+
+
+@dataclass(frozen=True)
+class LearnedStop:
+    weights: tuple[float, ...]
+    name: str = "learned"
+
+    def probability(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> float:
+        z = float(np.dot(self.weights, state_features(p_true, evidence, searches, max_searches)))
+        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool:
+        return self.probability(p_true, evidence, searches, max_searches) >= 0.5
+
+    def save(self, path: Path, trained: dict) -> None:
+        path.write_text(json.dumps({"features": list(FEATURES), "weights": list(self.weights), "trained": trained},
+                                   indent=1) + "\n")
+
+    @staticmethod
+    def read(path: Path) -> LearnedStop:
+        try:
+            record = json.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise DataError(path, "no stop policy here: `agentkgv train-search-policy` writes one") from None
+        except json.JSONDecodeError as error:
+            raise DataError(path, f"not JSON: {error.msg}", error.lineno) from None
+        if record.get("features") != list(FEATURES) or len(record.get("weights", ())) != len(FEATURES):
+            raise DataError(path, f"expected weights for the features {', '.join(FEATURES)}", field="weights")
+        return LearnedStop(tuple(float(w) for w in record["weights"]))
+
+
+def policy_fingerprint(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

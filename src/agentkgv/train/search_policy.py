@@ -1,0 +1,217 @@
+"""Train the reading agent's search policy on this CPU, in the paper's two stages (section 3.3).
+
+The policy decides, after each search, whether to search again or answer (agent/stopping.py). Stage 1
+clones the settled rule's decisions on its successful trajectories (the "teacher"); stage 2 is
+trajectory-level GRPO from there, with the paper's reward (train/grpo_math.py: +1 for a correct verdict,
+-alpha for each search after the first), group-normalized advantages, the clipped objective and a KL penalty
+to the stage-1 policy. Only the policy's own decisions carry gradient; the evidence a search returns is the
+environment's, as retrieved tokens are in the LLM's GRPO.
+
+Why this policy and not the 135M LLM: on 2 cores one GRPO step of SmolLM2 (8 rollouts of up to 3 turns)
+takes minutes, so the 100+ steps that move a policy would take many hours; and the reading agent's only
+search decision is when to stop, which a logistic policy over the same state (P(true), the evidence, the
+searches made) takes with the same objective. Its rollouts replay cached evidence: every triple is read
+once to the full budget (the evidence after each search kept), and a rollout that stops after search t
+gets the calibration's verdict on the evidence after t searches, exactly what the agent would have said.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import Field
+
+from agentkgv.agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.agent.stopping import FEATURES, LearnedStop, SettledRule, state_features
+from agentkgv.data.settings import Settings
+from agentkgv.eval.metrics import score
+from agentkgv.train.grpo import plot_log
+from agentkgv.train.grpo_math import group_advantages, grpo_loss, reward
+
+CHECKPOINT = "checkpoint.pt"
+POLICY_FILE = "stop_policy.json"
+
+
+class SearchPolicySettings(Settings):
+    alpha: float = Field(0.05, ge=0)  # the paper's search penalty on T-REx
+    group_size: int = Field(8, ge=2)
+    triples_per_step: int = Field(64, ge=1)
+    steps: int = Field(150, ge=1)
+    learning_rate: float = Field(0.05, gt=0)
+    epsilon: float = Field(0.2, gt=0)
+    beta: float = Field(0.02, ge=0)
+    save_steps: int = Field(25, ge=1)
+    # Held-out training triples read to the full budget for the episodes (a fixed balanced draw).
+    triples: int = Field(2000, ge=10)
+    seed: int = 13
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One triple read to the full budget: the evidence after each search, and the truth."""
+
+    history: tuple[Evidence, ...]
+    gold: bool
+    budget: int  # the agent's max_searches (a triple may have fewer distinct queries than that)
+
+
+def _verdict(calibration: Calibration, evidence: Evidence) -> bool:
+    # "Not enough evidence" is scored as false, as in the tables.
+    return calibration.outcome(calibration.probability(evidence)) is Outcome.TRUE
+
+
+def _state(calibration: Calibration, episode: Episode, searches: int) -> np.ndarray:
+    evidence = episode.history[searches - 1]
+    return state_features(calibration.probability(evidence), evidence, searches, episode.budget)
+
+
+def clone_rule(episodes: Sequence[Episode], calibration: Calibration) -> np.ndarray:
+    """Stage 1: the settled rule's stop/continue decisions on the trajectories where it was right, fitted by
+    logistic regression: the policy GRPO starts from and is held near."""
+    from sklearn.linear_model import LogisticRegression
+
+    rule = SettledRule(calibration.true_at)
+    states, stops = [], []
+    for episode in episodes:
+        for t in range(1, len(episode.history) + 1):
+            evidence = episode.history[t - 1]
+            stop = rule.stop(calibration.probability(evidence), evidence, t, episode.budget)
+            if stop or t == len(episode.history):
+                if _verdict(calibration, evidence) == episode.gold:
+                    for s in range(1, t + 1):  # the successful trajectory's decisions; the last search forces none
+                        if s < len(episode.history):
+                            states.append(_state(calibration, episode, s))
+                            stops.append(s == t)
+                break
+    if len(set(stops)) < 2:
+        raise ValueError("the rule's successful trajectories hold only one kind of decision: nothing to clone")
+    model = LogisticRegression(fit_intercept=False, C=10.0, max_iter=2000).fit(np.array(states), np.array(stops))
+    return model.coef_[0].astype(np.float64)
+
+
+@dataclass
+class Rollouts:
+    features: "torch.Tensor"  # (rows, decisions, features)  # noqa: F821
+    actions: "torch.Tensor"  # (rows, decisions): 1 = stop
+    mask: "torch.Tensor"  # 1 on the policy's own decisions
+    rewards: "torch.Tensor"  # (rows,)
+    searches: list[int]
+    correct: list[bool]
+
+
+def rollout(weights: np.ndarray, episodes: Sequence[Episode], calibration: Calibration, group: int, alpha: float,
+            rng: np.random.Generator) -> Rollouts:
+    """`group` sampled trajectories of each episode, in episode order."""
+    import torch
+
+    width = max(len(e.history) for e in episodes) - 1
+    rows = len(episodes) * group
+    features = np.zeros((rows, max(width, 1), len(FEATURES)))
+    actions, mask = np.zeros((rows, max(width, 1))), np.zeros((rows, max(width, 1)))
+    rewards, searches, correct = [], [], []
+    row = 0
+    for episode in episodes:
+        for _ in range(group):
+            t = 1
+            while t < len(episode.history):
+                state = _state(calibration, episode, t)
+                p_stop = 1.0 / (1.0 + np.exp(-np.dot(weights, state)))
+                stop = rng.random() < p_stop
+                features[row, t - 1], actions[row, t - 1], mask[row, t - 1] = state, float(stop), 1.0
+                if stop:
+                    break
+                t += 1
+            verdict = _verdict(calibration, episode.history[t - 1])
+            rewards.append(reward(verdict, episode.gold, t, alpha))
+            searches.append(t)
+            correct.append(verdict == episode.gold)
+            row += 1
+    return Rollouts(torch.tensor(features), torch.tensor(actions), torch.tensor(mask), torch.tensor(rewards),
+                    searches, correct)
+
+
+def decision_logps(weights: "torch.Tensor", rollouts: Rollouts) -> "torch.Tensor":  # noqa: F821
+    """log pi(action | state) of every decision slot (padding included; the mask drops it)."""
+    import torch
+
+    z = rollouts.features @ weights
+    return torch.where(rollouts.actions > 0.5, torch.nn.functional.logsigmoid(z), torch.nn.functional.logsigmoid(-z))
+
+
+def evaluate(policy, episodes: Sequence[Episode], calibration: Calibration) -> dict:
+    """Macro-F1 and searches per triple of a deterministic policy replayed on the episodes."""
+    verdicts, searches = [], []
+    for episode in episodes:
+        n = len(episode.history)
+        t = next((t for t in range(1, n) if policy.stop(calibration.probability(episode.history[t - 1]),
+                                                          episode.history[t - 1], t, episode.budget)), n)
+        verdicts.append(_verdict(calibration, episode.history[t - 1]))
+        searches.append(t)
+    return {"macro_f1": round(score([e.gold for e in episodes], verdicts).macro_f1, 4),
+            "searches": round(sum(searches) / len(searches), 3)}
+
+
+def train_search_policy(episodes: list[Episode], calibration: Calibration, run_dir: Path,
+                        settings: SearchPolicySettings) -> dict:
+    """Stage 1 then GRPO; checkpoints every `save_steps`, so a stopped run resumes from its last one."""
+    import torch
+
+    if not episodes:
+        raise ValueError("no episodes to train on")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    order = list(episodes)
+    random.Random(settings.seed).shuffle(order)
+    # The last fifth is never trained on: the before/after figures are measured there.
+    cut = len(order) * 4 // 5
+    train, held_out = order[:cut], order[cut:]
+    checkpoint = run_dir / CHECKPOINT
+    if checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        start, history = state["step"], state["history"]
+        reference = torch.tensor(state["reference"], dtype=torch.float64)
+        weights = torch.tensor(state["weights"], dtype=torch.float64, requires_grad=True)
+    else:
+        start, history = 0, []
+        reference = torch.tensor(clone_rule(train, calibration), dtype=torch.float64)
+        weights = reference.clone().requires_grad_(True)
+    optimizer = torch.optim.Adam([weights], lr=settings.learning_rate)
+    if checkpoint.exists():
+        optimizer.load_state_dict(state["optimizer"])
+    rng = np.random.default_rng(settings.seed + start)
+    started = time.perf_counter()
+    for step in range(start + 1, settings.steps + 1):
+        batch = [train[i] for i in rng.choice(len(train), min(settings.triples_per_step, len(train)), replace=False)]
+        rolled = rollout(weights.detach().numpy(), batch, calibration, settings.group_size, settings.alpha, rng)
+        advantages = group_advantages(rolled.rewards, settings.group_size)
+        with torch.no_grad():
+            old = decision_logps(weights, rolled)
+            ref = decision_logps(reference, rolled)
+        terms = grpo_loss(decision_logps(weights, rolled), old, ref, advantages, rolled.mask, settings.epsilon, settings.beta)
+        optimizer.zero_grad()
+        terms.loss.backward()
+        optimizer.step()
+        history.append({"step": step, "reward": float(rolled.rewards.mean()), "accuracy": float(np.mean(rolled.correct)),
+                        "searches": float(np.mean(rolled.searches)), "kl": float(terms.kl),
+                        "clip_fraction": float(terms.clip_fraction), "loss": float(terms.loss.detach())})
+        if step % settings.save_steps == 0 or step == settings.steps:
+            torch.save({"step": step, "weights": weights.detach().tolist(), "reference": reference.tolist(),
+                        "optimizer": optimizer.state_dict(), "history": history}, checkpoint)
+    seconds = time.perf_counter() - started
+    sft, grpo = LearnedStop(tuple(reference.tolist())), LearnedStop(tuple(weights.detach().tolist()))
+    record = {"episodes": len(episodes), "trained_on": len(train), "measured_on": len(held_out),
+              "resumed_from": start or None, "steps": settings.steps, "seconds_this_run": round(seconds, 1),
+              "settings": settings.model_dump(),
+              "held_out": {"settled rule": evaluate(SettledRule(calibration.true_at), held_out, calibration),
+                           "stage 1 (cloned rule)": evaluate(sft, held_out, calibration),
+                           "stage 1 + GRPO": evaluate(grpo, held_out, calibration)}}
+    grpo.save(run_dir / POLICY_FILE, record)
+    sft.save(run_dir / "stop_policy_sft.json", record)
+    (run_dir / "history.json").write_text(json.dumps(history) + "\n")
+    plot_log(history, run_dir / "grpo_search.png")
+    return record

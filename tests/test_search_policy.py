@@ -1,0 +1,95 @@
+"""The reading agent's search policy: the stop decision, its two-stage training (cloned rule, then GRPO),
+the reward, the masking of what is not the policy's, and resuming a run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agentkgv.agent.calibration import Calibration, Evidence
+from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+from agentkgv.agent.stopping import FEATURES, LearnedStop, SettledRule
+from agentkgv.data.errors import DataError
+from agentkgv.train.grpo_math import group_advantages, grpo_loss
+from agentkgv.train.search_policy import (Episode, SearchPolicySettings, decision_logps, evaluate, rollout,
+                                          train_search_policy)
+
+CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
+ALWAYS_STOP = np.array([30.0, 0, 0, 0, 0, 0])
+NEVER_STOP = np.array([-30.0, 0, 0, 0, 0, 0])
+
+
+def _episodes(count: int = 200) -> list[Episode]:
+    """True triples found at the first search, false ones where no search finds anything: every search
+    after the first is wasted, and the settled rule wastes two on each false triple."""
+    found, nothing = Evidence(3.0, True, 3.0), Evidence(-3.0, False, -10.0)
+    return [Episode((found,) * 3, True, 3) if i % 2 == 0 else Episode((nothing,) * 3, False, 3) for i in range(count)]
+
+
+def test_the_reward_is_the_papers_formula_on_hand_made_trajectories():
+    episode = [Episode((Evidence(-3.0), Evidence(3.0), Evidence(3.0)), True, 3)]  # found at the second search
+    rng = np.random.default_rng(0)
+    stopped = rollout(ALWAYS_STOP, episode, CALIBRATION, 1, alpha=0.1, rng=rng)
+    read_on = rollout(NEVER_STOP, episode, CALIBRATION, 1, alpha=0.1, rng=rng)
+    # Stop after one search: wrong (false said of a true triple), no penalty: 0. Read all three: right,
+    # two searches after the first: 1 - 2 * 0.1.
+    assert stopped.searches == [1] and float(stopped.rewards[0]) == pytest.approx(0.0)
+    assert read_on.searches == [3] and float(read_on.rewards[0]) == pytest.approx(0.8)
+
+
+def test_only_the_policys_own_decisions_carry_the_loss():
+    """Padding slots (after a trajectory stopped) are masked: changing what they hold changes nothing."""
+    episodes = [Episode((Evidence(-3.0),) * 3, False, 3), Episode((Evidence(3.0),) * 3, True, 3)]
+    rolled = rollout(np.zeros(len(FEATURES)), episodes, CALIBRATION, 4, alpha=0.05, rng=np.random.default_rng(1))
+    assert (rolled.mask.sum(dim=1) == torch.tensor([min(s, 2) for s in rolled.searches], dtype=rolled.mask.dtype)).all()
+    weights = torch.tensor([0.3, 0.1, -0.2, 0.4, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
+    advantages = group_advantages(rolled.rewards, 4)
+
+    def loss(r):
+        logps = decision_logps(weights, r)
+        return grpo_loss(logps, logps.detach(), logps.detach(), advantages, r.mask, 0.2, 0.02).loss
+
+    first = loss(rolled)
+    rolled.features[rolled.mask == 0] = 123.0  # garbage where no decision was taken
+    assert torch.allclose(loss(rolled), first)
+
+
+def test_grpo_cuts_wasted_searches_without_losing_verdicts(tmp_path):
+    episodes = _episodes()
+    settings = SearchPolicySettings(steps=40, triples_per_step=32, save_steps=20, learning_rate=0.2, alpha=0.1)
+    record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
+    rule, grpo = record["held_out"]["settled rule"], record["held_out"]["stage 1 + GRPO"]
+    assert rule["searches"] > 1.5  # two wasted searches on each false triple
+    assert grpo["searches"] <= 0.6 * rule["searches"] and grpo["macro_f1"] >= rule["macro_f1"]
+    learned = LearnedStop.read(tmp_path / "stop_policy.json")
+    assert evaluate(learned, episodes, CALIBRATION) == pytest.approx(grpo, abs=0.05)
+    assert (tmp_path / "grpo_search.png").exists()
+
+
+def test_a_resumed_run_continues_from_its_checkpoint(tmp_path):
+    episodes = _episodes(60)
+    first = train_search_policy(episodes, CALIBRATION, tmp_path, SearchPolicySettings(steps=4, save_steps=2, triples_per_step=8))
+    assert first["resumed_from"] is None
+    again = train_search_policy(episodes, CALIBRATION, tmp_path, SearchPolicySettings(steps=6, save_steps=2, triples_per_step=8))
+    assert again["resumed_from"] == 4
+    history = torch.load(tmp_path / "checkpoint.pt", weights_only=False)["history"]
+    assert [h["step"] for h in history] == [1, 2, 3, 4, 5, 6]
+
+
+def test_the_agent_stops_where_its_policy_says(tmp_path):
+    from agentkgv.data.records import Passage
+    from agentkgv.retrieval.bm25 import BM25Retriever
+    from tests.test_reader import WordReader, item
+
+    index = BM25Retriever.build([Passage("p0", "Ada Smith was a farmer."), Passage("p1", "Bob Jones lived in York.")],
+                                tmp_path / "bm25")
+    path = tmp_path / "stop.json"
+    LearnedStop(tuple(ALWAYS_STOP)).save(path, {})
+    learned = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path)).verify([item("Paris")])[0]
+    ruled = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Paris")])[0]
+    assert learned.search_calls == 1 and ruled.search_calls == 3 and learned.verdict is ruled.verdict is False
+    assert SettledRule(0.8).stop(0.9, Evidence(), 1, 3) and not SettledRule(0.8).stop(0.5, Evidence(), 1, 3)
+    path.write_text('{"features": ["bias"], "weights": [1.0]}')
+    with pytest.raises(DataError, match="weights"):
+        LearnedStop.read(path)
