@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,20 +21,36 @@ from agentkgv.data.sparql import GraphSelection
 from agentkgv.cli_bench import benches
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
-                              show_index_report, show_recall, show_sft_data, show_sft_run, show_verdicts)
+                              show_check, show_comparison, show_index_report, show_recall, show_sft_data, show_sft_run,
+                              show_verdicts)
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
-from agentkgv.eval.runner import RunLocked, RunSettingsChanged
+from agentkgv.eval.compare import compare_runs
+from agentkgv.eval.runner import RunLocked, RunSettingsChanged, load_run
 from agentkgv.eval.verdict_rdf import DEFAULT_BASE
 from agentkgv.graphs import EVERY_TRIPLE, GraphSource
 from agentkgv.eval.throughput import ThroughputRow
+from agentkgv.data.records import Triple
 from agentkgv.paths import Workspace
+from agentkgv.retrieval.user_index import open_index
 from agentkgv.train.sft_data import SFT_FILE, TURNS_TAKEN
 from agentkgv.train.teacher import TeacherConfig, TeacherSample
 
 app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
 app.add_typer(benches)  # bench-summarizer, bench-poison and fault-proxy, in their own module
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        console.print(f"agentkgv {metadata.version('agentkgv')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def options(version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
+                                                  help="Print the version and exit.")] = False) -> None:
+    """Verify knowledge-graph triples against a document corpus."""
 
 
 def main() -> None:
@@ -73,11 +90,17 @@ def build_index_command(retriever: RetrieverOpt = None, embedding_model: Embeddi
 
 @app.command()
 def search(query: Annotated[list[str], typer.Argument(help="One or more queries.")], k: int = 5,
-           retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
+           retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, index: IndexOpt = None,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Search the corpus from the shell."""
-    config = RunConfig().with_options(retriever=retriever, embedding_model=embedding_model).retriever
-    found = pipeline.retriever_for(Workspace(data_dir, cache_dir), config, HOOKS).search(query, k)
+    """Search the corpus, or an index of your documents (--index), from the shell."""
+    ws = Workspace(data_dir, cache_dir)
+    if index is not None:
+        opened = open_index(ws, index)
+        config, searcher = opened.manifest.retriever_config(), opened.retriever
+    else:
+        config = RunConfig().with_options(retriever=retriever, embedding_model=embedding_model).retriever
+        searcher = pipeline.retriever_for(ws, config, HOOKS)
+    found = searcher.search(query, k)
     for text, hits in zip(query, found):
         print_table(f"{config.kind}: {text}", ["#", "Score", "Id", "Source", "Passage"],
                     [[str(h.rank), f"{h.score:.3f}", h.passage.id, h.passage.source, h.passage.text[:160]]
@@ -160,6 +183,29 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
         items, name = pipeline.read_user_file(triples, output, on_error.value, HOOKS)[:limit], triples.name
     show_verdicts(pipeline.verify_triples(ws, run, items, name, output, batch_size, trajectories,
                                           ray_options(ray, address, workers, gpus_per_worker), HOOKS, aliases), output)
+
+
+@app.command()
+def check(subject: Annotated[str, typer.Argument(help="The subject's name.")],
+          predicate: Annotated[str, typer.Argument(help="The relation, in words (\"place of birth\").")],
+          obj: Annotated[str, typer.Argument(metavar="OBJECT", help="The object's name.")],
+          index: IndexOpt = None, method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
+          judge: JudgeOpt = None, reader: ReaderOpt = None, stop_policy: StopPolicyOpt = None,
+          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Check one triple and show the evidence: verdict, P(true), and the passages it read and cited."""
+    run = RunConfig().with_options(method=method, index=index, judge=judge, reader=reader, stop_policy=stop_policy)
+    verdict = pipeline.check_triple(Workspace(data_dir, cache_dir), run.with_trained_adapter(),
+                                    Triple(subject, predicate, obj), HOOKS)
+    show_check(verdict)
+
+
+@app.command()
+def compare(first: Annotated[Path, typer.Argument(help="Verdicts JSONL (or an eval run log).")],
+            second: Annotated[Path, typer.Argument(help="Verdicts JSONL to compare with.")],
+            show_all: Annotated[bool, typer.Option("--all", help="List every differing triple, not the first 20.")] = False) -> None:
+    """Two runs side by side: macro-F1 of each on the triples both hold (where gold labels exist), how often
+    they agree, and the triples where they differ."""
+    show_comparison(compare_runs(load_run(first), load_run(second)), first.name, second.name, None if show_all else 20)
 
 
 @app.command()

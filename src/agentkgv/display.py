@@ -16,6 +16,7 @@ from rich.table import Table
 
 from agentkgv.agent.base import Verdict
 from agentkgv.data.benchmark import SplitStats
+from agentkgv.eval.compare import Comparison
 from agentkgv.eval.report import HEADERS, markdown_table, row_cells
 from agentkgv.eval.retrieval_bench import RecallRow
 from agentkgv.memory import peak_memory_gib
@@ -143,3 +144,28 @@ def show_index_report(report: IndexReport) -> None:
                   f"{peak_memory_gib():.2f}", report.manifest.fingerprint]])
     if report.manifest.distrusted:
         console.print("distrusted (their passages alone decide nothing): " + ", ".join(report.manifest.distrusted))
+
+
+def show_check(verdict: Verdict) -> None:
+    word = "not enough evidence" if verdict.undecided else "no verdict" if verdict.verdict is None else str(verdict.verdict).lower()
+    p_true = "" if verdict.p_true is None else f", P(true) {verdict.p_true:.3f}"
+    console.print(f"[bold]{verdict.triple.verbalize()}[/]: {word}{p_true}, confidence "
+                  f"{'-' if verdict.confidence is None else f'{verdict.confidence:.3f}'}, {verdict.search_calls} searches")
+    for turn in verdict.trajectory:
+        console.print(f"  search {turn.turn}: {turn.action.query if turn.action else ''}  ({turn.reasoning or ''})")
+    print_table("Cited evidence", ["#", "Source", "Passage"],
+                [[str(i), e.source or e.id, e.text] for i, e in enumerate(verdict.evidence, start=1)])
+
+
+def show_comparison(c: Comparison, first: str, second: str, limit: int | None) -> None:
+    rows = [["triples in both", str(c.common), ""], [f"only in {first} / {second}", str(c.only_first), str(c.only_second)],
+            ["same verdict", str(c.agree), f"{c.agree / max(1, c.common):.1%}"]]
+    if c.first_scores and c.second_scores:
+        rows += [[f"macro-F1 {first}", f"{c.first_scores.macro_f1:.3f}", ""],
+                 [f"macro-F1 {second}", f"{c.second_scores.macro_f1:.3f}", ""],
+                 ["differing triples each got right", str(c.first_right), str(c.second_right)]]
+    print_table(f"{first} vs {second}", ["", "", ""], rows)
+    shown = c.differences if limit is None else c.differences[:limit]
+    if shown:
+        print_table(f"Where they differ ({len(shown)} of {len(c.differences)})", ["Id", "Triple", "Gold", first, second],
+                    [[d.id, d.triple, "" if d.gold is None else str(d.gold).lower(), d.first, d.second] for d in shown])

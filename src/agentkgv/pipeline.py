@@ -30,7 +30,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
-from agentkgv.data.records import Example, LabeledTriple
+from agentkgv.data.records import Example, LabeledTriple, Triple
 from agentkgv.data.text import label_key
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
@@ -270,6 +270,25 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
 
+def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = SILENT) -> Verdict:
+    """One triple's verdict with its trajectory, nothing written."""
+    run, retriever, _ = with_index(ws, run)
+    with open_verifier(ws, run, None, hooks, retriever) as opened:
+        return opened.verifier.verify([LabeledTriple("check", triple)])[0]
+
+
+def with_index(ws: Workspace, run: RunConfig) -> tuple[RunConfig, Retriever | None, dict]:
+    """The run over the document index it names, if any: the index decides the retriever's kind and the
+    sources distrusted; returns the run, the index's retriever and what to pin of it (its contents, so a
+    resume against an index whose passages changed since is refused)."""
+    if run.retriever.index is None:
+        return run, None, {}
+    index = open_index(ws, run.retriever.index)
+    run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model,
+                           distrust=tuple(index.manifest.distrusted) or None)
+    return run, index.retriever, {"index": index.identity()}
+
+
 def read_user_file(triples: Path, output: Path, on_error: OnError = "fail", hooks: Hooks = SILENT) -> list[LabeledTriple]:
     """A user's file of triples. With `on_error="skip"` the bad rows are written with their reasons to
     `<output>.rejected.jsonl` and the good ones returned."""
@@ -287,19 +306,12 @@ def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], na
     """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
     rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
     entities get too."""
-    pinned, retriever = {}, None
+    run, retriever, pinned = with_index(ws, run)
     if aliases is not None:
         table = read_alias_table(aliases)
         items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]
         # Other names change what counts as a mention, so a resume with another table is refused.
         pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
-    if run.retriever.index is not None:
-        # The index decides the retriever's kind, and the run pins its contents: a resume against an index
-        # whose passages changed since is refused.
-        index = open_index(ws, run.retriever.index)
-        run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model,
-                               distrust=tuple(index.manifest.distrusted) or None)
-        pinned["index"], retriever = index.identity(), index.retriever
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, run, ray, hooks, retriever) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)

@@ -145,6 +145,9 @@ class AttackRow:
     clean_macro_f1: float
     flips: int
     flips_by_kind: dict[str, int] = field(default_factory=dict)
+    # Triples the attack sent to review ("not enough evidence") that the clean run decided: no flip, a
+    # person decides (a distrusted source's support does this).
+    to_review: int = 0
 
     @property
     def flip_rate(self) -> float:
@@ -158,10 +161,12 @@ def attack_row(method: str, variant: str, split: str, clean: Sequence[Verdict], 
     if set(before) != {v.id for v in attacked}:
         raise ValueError("the clean and attacked runs must hold the same triples")
     flipped = [v for v in attacked if bool(v.verdict) != before[v.id]]
+    decided = {v.id for v in clean if not v.undecided}
     return AttackRow(method, variant, split, len(attacked),
                      score([v.gold for v in attacked], [v.verdict for v in attacked]).macro_f1,
                      score([v.gold for v in clean], [v.verdict for v in clean]).macro_f1, len(flipped),
-                     dict(Counter(kinds[v.id] for v in flipped)))
+                     dict(Counter(kinds[v.id] for v in flipped)),
+                     sum(v.undecided and v.id in decided for v in attacked))
 
 
 # (poisoned index?, guard on?) for each variant; "clean" is the baseline every other variant is compared with.
@@ -191,9 +196,9 @@ def run_attack(method: str, make: Callable[[Retriever, bool], tuple[Verifier, di
 
 
 def attack_table(rows: Sequence[AttackRow]) -> tuple[list[str], list[list[str]]]:
-    headers = ["Method", "Evidence", "Split", "N", "Macro-F1", "Δ F1 vs clean", "Flips", "Flip rate",
+    headers = ["Method", "Evidence", "Split", "N", "Macro-F1", "Δ F1 vs clean", "Flips", "Flip rate", "Sent to review",
                *(f"Flips: {kind}" for kind in KINDS)]
     cells = [[r.method, r.variant, r.split, str(r.triples), f"{r.macro_f1:.3f}", f"{r.macro_f1 - r.clean_macro_f1:+.3f}",
-              str(r.flips), f"{r.flip_rate:.1%}", *(str(r.flips_by_kind.get(kind, 0)) for kind in KINDS)]
+              str(r.flips), f"{r.flip_rate:.1%}", str(r.to_review), *(str(r.flips_by_kind.get(kind, 0)) for kind in KINDS)]
              for r in rows]
     return headers, cells
