@@ -195,3 +195,27 @@ def test_the_evidence_guard_is_pinned_only_when_on_so_older_logs_resume_with_it_
     off = on.model_copy(update={"evidence_guard": False})
     assert on.evidence_guard and on.identity()["evidence_guard"] is True
     assert "evidence_guard" not in off.identity()
+
+
+def test_check_compare_and_version(tmp_path, data, small_passages):
+    """One triple checked with its evidence; two runs compared triple by triple; the version."""
+    from typer.testing import CliRunner
+
+    from agentkgv.cli import app
+
+    cache, graph = user_graph(tmp_path, small_passages,
+                              "Allan Peiper,place of birth,Alexandra\nAllan Peiper,place of birth,Melbourne\n")
+    checked = run_cli("check", "Allan Peiper", "place of birth", "Alexandra", "--method", "lexical", cache=cache,
+                      data=data.resolve())
+    assert checked.returncode == 0, checked.stderr
+    assert "Allan Peiper place of birth Alexandra" in checked.stdout and "│ true" in checked.stdout
+    assert "Peiper" in checked.stdout.split("Cited evidence")[1]
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert run_cli("verify", str(graph), "-o", str(first), "--method", "lexical", cache=cache, data=data.resolve()).returncode == 0
+    records = [json.loads(line) for line in first.read_text().splitlines()]
+    records[1]["verdict"] = True  # the second run says otherwise about Melbourne
+    second.write_text("".join(json.dumps(r) + "\n" for r in records))
+    compared = CliRunner().invoke(app, ["compare", str(first), str(second)], terminal_width=200)
+    assert compared.exit_code == 0, compared.output
+    assert "Where they differ (1 of 1)" in compared.output and "Melbourne" in compared.output
+    assert CliRunner().invoke(app, ["--version"]).output.startswith("agentkgv ")

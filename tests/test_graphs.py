@@ -221,3 +221,21 @@ def test_round_trip_sparql_in_verdicts_rdf_out_and_queried_back(server, lexical_
     assert runner.invoke(app, ["verify", "--sparql", server, "--method", "lexical", "-o", str(out),
                                "--cache-dir", str(lexical_cache)]).exit_code == 0
     assert len(out.read_text().splitlines()) == TRIPLES
+
+
+def test_a_graph_files_own_terms_go_back_as_n_triples(tmp_path):
+    """A Turtle literal over two lines, a typed and a tagged one: each triple keeps its terms in N-Triples
+    syntax, which the export parses back to the same statement."""
+    from agentkgv.data.user_formats import read_triples
+    from agentkgv.eval.verdict_rdf import statement
+
+    graph = tmp_path / "g.ttl"
+    graph.write_text(f'''@prefix ex: <{EX}> .
+ex:a ex:motto """line one
+line two""" ; ex:born "1950"^^<http://www.w3.org/2001/XMLSchema#gYear> ; ex:name "Ada"@en .
+''', encoding="utf-8")
+    triples = list(read_triples(graph))
+    parsed = list(ox.parse(path=str(graph), format=ox.RdfFormat.TURTLE))
+    assert {statement(t.triple) for t in triples} == {(q.subject, q.predicate, q.object) for q in parsed}
+    with pytest.raises(ValueError, match="at least one triple"):
+        list(stream_triples(EmbeddedStore(tmp_path / "s"), GraphSelection(pattern="?s ?p ?o ."), page_size=0))

@@ -94,6 +94,10 @@ def test_a_distrusted_source_alone_never_decides_a_verdict(tmp_path):
     assert doubted.evidence[0].id == "p0" and doubted.evidence[0].source == "doc:/docs/blog/post.html"
     trusted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Leeds")])[0]
     assert trusted.verdict is True
+    # A folder is distrusted with what lies below it, not a sibling that shares its name's start.
+    config = ReadingConfig(distrust=("/docs/blog", "poison:"))
+    assert config.distrusts("doc:/docs/blog/a.txt") and config.distrusts("poison:instruction")
+    assert not config.distrusts("doc:/docs/blog2/a.txt") and not config.distrusts("doc:/docs/blog.html")
     # A triple no source supports stays false: distrust sends to review only what it alone would decide.
     paris = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(distrust=("/docs/blog",))).verify([item("Paris")])[0]
     assert paris.verdict is False

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from agentkgv.agent.calibration import Calibration, Evidence
+from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.agent.stopping import FEATURES, LearnedStop, SettledRule
 from agentkgv.data.errors import DataError
@@ -85,11 +86,15 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     index = BM25Retriever.build([Passage("p0", "Ada Smith was a farmer."), Passage("p1", "Bob Jones lived in York.")],
                                 tmp_path / "bm25")
     path = tmp_path / "stop.json"
-    LearnedStop(tuple(ALWAYS_STOP)).save(path, {})
+    LearnedStop(tuple(ALWAYS_STOP), reader_fingerprint(None), 3).save(path, {})
     learned = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path)).verify([item("Paris")])[0]
     ruled = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Paris")])[0]
     assert learned.search_calls == 1 and ruled.search_calls == 3 and learned.verdict is ruled.verdict is False
     assert SettledRule(0.8).stop(0.9, Evidence(), 1, 3) and not SettledRule(0.8).stop(0.5, Evidence(), 1, 3)
+    # A policy trained for another reader or budget is refused: its inputs would mean other things.
+    LearnedStop(tuple(ALWAYS_STOP), "another-reader", 3).save(path, {})
+    with pytest.raises(DataError, match="trained for reader another-reader"):
+        ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path))
     path.write_text('{"features": ["bias"], "weights": [1.0]}')
     with pytest.raises(DataError, match="weights"):
         LearnedStop.read(path)

@@ -144,11 +144,11 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            sparql: Annotated[Optional[str], typer.Option(help="Read the triples from this SPARQL 1.1 endpoint (its query URL).")] = None,
            pattern: Annotated[Optional[str], typer.Option(help="With --sparql or --store: a graph pattern binding ?s ?p ?o "
                                                           "(default: every triple but labels).")] = None,
-           query: Annotated[Optional[Path], typer.Option(help="With --sparql or --store: a .rq SELECT binding ?s ?p ?o.")] = None,
-           store: Annotated[bool, typer.Option(help="Load the graph file into an embedded Oxigraph store (once) and stream "
-                                               "from it: for graphs too large for memory.")] = False,
+           query: Annotated[Optional[Path], typer.Option(exists=True, dir_okay=False, help="With --sparql or --store: a .rq SELECT binding ?s ?p ?o.")] = None,
+           store: Annotated[bool, typer.Option(help="Load the .nt/.ttl graph file into an embedded Oxigraph store (once) and "
+                                               "read it from there in pages: for graphs too large to parse in memory.")] = False,
            lang: Annotated[str, typer.Option(help="Language of the labels read from a graph.")] = "en",
-           page_size: Annotated[int, typer.Option(help="Triples per page read from a graph.")] = 1000,
+           page_size: Annotated[int, typer.Option(min=1, help="Triples per page read from a graph.")] = 1000,
            limit: Annotated[Optional[int], typer.Option(help="Verify only the first N triples.")] = None,
            method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
@@ -175,7 +175,10 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
     if sparql or store:
-        selection = GraphSelection(query=query.read_text(encoding="utf-8")) if query else GraphSelection(pattern=pattern or EVERY_TRIPLE)
+        try:
+            selection = GraphSelection(query=query.read_text(encoding="utf-8")) if query else GraphSelection(pattern=pattern or EVERY_TRIPLE)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--query") from None
         source = GraphSource(endpoint=sparql, store_file=None if sparql else triples, selection=selection,
                              language=lang, page_size=page_size)
         items, name = graphs.graph_triples(ws, source, limit, HOOKS), source.name
@@ -205,7 +208,13 @@ def compare(first: Annotated[Path, typer.Argument(help="Verdicts JSONL (or an ev
             show_all: Annotated[bool, typer.Option("--all", help="List every differing triple, not the first 20.")] = False) -> None:
     """Two runs side by side: macro-F1 of each on the triples both hold (where gold labels exist), how often
     they agree, and the triples where they differ."""
-    show_comparison(compare_runs(load_run(first), load_run(second)), first.name, second.name, None if show_all else 20)
+    runs = []
+    for path in (first, second):
+        run = load_run(path)
+        if not run:
+            raise DataError(path, "no verdicts here (is the path right?)")
+        runs.append(run)
+    show_comparison(compare_runs(*runs), first.name, second.name, None if show_all else 20)
 
 
 @app.command()
@@ -216,7 +225,12 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
                                                              "URL with /query -> /update.")] = None,
            base: Annotated[str, typer.Option(help="IRI the named graphs verdicts, cleaned and flagged are put under.")] = DEFAULT_BASE) -> None:
     """The verdicts as RDF: each triple's verdict with its confidence, method and cited passages (PROV-O),
-    the triples judged true ("cleaned") and the rest ("flagged"), in three named graphs."""
+    the triples judged true ("cleaned") and the rest ("flagged"), in three named graphs (an export into an
+    endpoint replaces them)."""
+    if (output is None) == (endpoint is None):
+        raise typer.BadParameter("export to a file (--output) or into an endpoint (--endpoint), one of them")
+    if output is not None and output.suffix.lower() not in (".trig", ".nq"):
+        raise typer.BadParameter("write verdicts as .trig or .nq (named graphs need a quad format)", param_hint="--output")
     report = graphs.export_verdicts(verdicts, output, endpoint, base, update_url)
     console.print(f"{report.verdicts} verdicts, {report.quads} quads -> {report.target}: graphs "
                   f"{report.graphs.verdicts.value}, {report.graphs.cleaned.value}, {report.graphs.flagged.value}")

@@ -76,11 +76,13 @@ def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of
 @benches.command("bench-graph-read")
 def bench_graph_read_command(sparql: Annotated[Optional[str], typer.Option(help="A SPARQL endpoint's query URL.")] = None,
                              store: Annotated[Optional[Path], typer.Option(help="A graph file, loaded into an embedded store once.")] = None,
-                             page_size: Annotated[int, typer.Option(help="Triples per page.")] = 1000,
+                             page_size: Annotated[int, typer.Option(min=1, help="Triples per page.")] = 1000,
                              limit: Annotated[Optional[int], typer.Option(help="Stop after N triples.")] = None,
                              cache_dir: CacheOpt = None) -> None:
     """Triples per second read from a graph with their labels (what `verify --sparql` / `--store` reads), and
-    peak memory: the triples are streamed, not kept."""
+    the reading's peak memory: here the triples are counted, not kept (verify keeps the ones it verifies)."""
+    if (sparql is None) == (store is None):
+        raise typer.BadParameter("read from --sparql URL or --store FILE, one of them")
     source = GraphSource(endpoint=sparql, store_file=store, page_size=page_size)
     show("Reading a graph", GraphReadRow, [graphs.read_rate(Workspace(None, cache_dir), source, limit, HOOKS)])
 

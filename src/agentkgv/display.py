@@ -148,11 +148,13 @@ def show_index_report(report: IndexReport) -> None:
 
 def show_check(verdict: Verdict) -> None:
     word = "not enough evidence" if verdict.undecided else "no verdict" if verdict.verdict is None else str(verdict.verdict).lower()
-    p_true = "" if verdict.p_true is None else f", P(true) {verdict.p_true:.3f}"
-    console.print(f"[bold]{verdict.triple.verbalize()}[/]: {word}{p_true}, confidence "
-                  f"{'-' if verdict.confidence is None else f'{verdict.confidence:.3f}'}, {verdict.search_calls} searches")
-    for turn in verdict.trajectory:
-        console.print(f"  search {turn.turn}: {turn.action.query if turn.action else ''}  ({turn.reasoning or ''})")
+    print_table(verdict.triple.verbalize(), ["Verdict", "P(true)", "Confidence", "Searches"],
+                [[word, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",
+                  "-" if verdict.confidence is None else f"{verdict.confidence:.3f}", str(verdict.search_calls)]])
+    searches = [[str(t.turn), t.action.query, t.reasoning or ""] for t in verdict.trajectory
+                if t.action is not None and t.action.query]
+    if searches:
+        print_table("Searches", ["#", "Query", "What it found"], searches)
     print_table("Cited evidence", ["#", "Source", "Passage"],
                 [[str(i), e.source or e.id, e.text] for i, e in enumerate(verdict.evidence, start=1)])
 

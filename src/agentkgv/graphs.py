@@ -128,6 +128,6 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
         write_rdf(quads, output)
         return ExportReport(len(verdicts), len(quads), str(output), graphs)
     client = HttpEndpoint(endpoint, update_url=update_url)
-    for request in insert_statements(quads):
+    for request in insert_statements(quads, graphs):
         client.update(request)
     return ExportReport(len(verdicts), len(quads), endpoint, graphs)

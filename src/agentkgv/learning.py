@@ -14,6 +14,8 @@ from agentkgv.train.learn import Learned, ReviewLoopRow, learn_calibration, revi
 
 
 def learned_reader_dir(ws: Workspace, name: str) -> Path:
+    if not name or not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
+        raise DataError(name, "a reader name may hold letters, digits, '-', '_' and '.'")
     return ws.cache / "readers" / name
 
 
@@ -35,4 +37,7 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
     verdicts = list(load_run(log).values())
     if not verdicts:
         raise DataError(log, "no verdicts here: run `agentkgv eval --method agentkgv --run-name` first")
-    return review_loop(verdicts, sizes, folds)
+    try:
+        return review_loop(verdicts, sizes, folds)
+    except ValueError as error:
+        raise DataError(log, str(error)) from None

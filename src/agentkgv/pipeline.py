@@ -464,12 +464,15 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
 
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
     from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
-    from agentkgv.train.reader_data import INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out
+    from agentkgv.train.reader_data import (INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out,
+                                           held_out_name)
 
     path, pinned = run_dir / "pairs.jsonl", run_dir / "pairs.settings.json"
     shape = settings.pair_settings()
     if path.exists() and pinned.exists() and json.loads(pinned.read_text()) == shape:
-        return [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
+        pairs = [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
+        check_reader_pairs(pairs, *reader_forbidden(ws))  # the benchmark may have been rebuilt since
+        return pairs
     ensure_benchmark(ws, hooks)
     retriever = retriever_for(ws, RetrieverConfig(), hooks)
     forbidden = reader_forbidden(ws)
@@ -478,15 +481,27 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
              and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
     with hooks.bar("building reader pairs", len(train)) as advance:
         pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, progress=advance)
-    unseen = forbidden[2] | {INVERSES[p] for p in forbidden[2] if p in INVERSES}
+    # The corpora must not undo the benchmark's regimes: no unseen relation (nor its inverse), and no
+    # long-tail one, which training sees only `long_tail_train_cap` times.
+    regimes = BenchmarkConfig.load().regimes
+    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
     labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
     rng = random.Random(settings.seed)
-    corpora = (redocred_pairs(ws.data, labels, unseen, rng, settings.redocred_per_relation)
-               + fewrel_pairs(ws.data, labels, unseen, rng, settings.fewrel_per_relation))
-    # The corpora name FactBench's and the test splits' entities too: their pairs are dropped, not refused.
-    corpora = [p for p in corpora if triple_key(p.triple) not in forbidden[0]
-               and (label_key(p.triple.subject), label_key(p.triple.object)) not in forbidden[1]]
-    pairs += corpora
+    corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation)
+               + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation))
+    # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
+    # (by any of its names, in either order) is dropped, as is one about a held-out subject.
+    tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS
+             for e in load_split(ws.benchmark, split)}
+    taken = forbidden[1] | tests
+
+    def clean(pair) -> bool:
+        t = pair.triple
+        names = [(label_key(a), label_key(b)) for a in t.subject_names for b in t.object_names]
+        return (not any(n in taken or n[::-1] in taken for n in names)
+                and not any(held_out_name(a, settings.held_out_share) for a in t.subject_names))
+
+    pairs += [p for p in corpora if clean(p)]
     rng.shuffle(pairs)
     check_reader_pairs(pairs, *forbidden)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -552,9 +567,9 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     """Read held-out training triples to the full budget once (the episodes, cached), then train the
     reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
     from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import CrossEncoderReader, reader_folder
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.agent.calibration import Calibration
+    from agentkgv.agent.reader import CrossEncoderReader, ReaderCard, reader_folder
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
     from agentkgv.train.reader import ReaderSettings
     from agentkgv.train.reader_data import held_out
@@ -571,7 +586,9 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
         ensure_benchmark(ws, hooks)
         factbench = reader_forbidden(ws)[1]
         # The reader's held-out subjects: never in its training pairs (the calibration was fitted on them too).
-        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, ReaderSettings().held_out_share)
+        # The share the reader was trained with (its card records its settings), else the default.
+        share = ReaderCard.read(folder).training.get("settings", {}).get("held_out_share", ReaderSettings().held_out_share)
+        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, share)
                                     and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
                                    settings.triples)
         agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
@@ -588,7 +605,7 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
                            for e in episodes))
         (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
     episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"]) for _, r in read_jsonl(path)]
-    return train(episodes, calibration, run_dir, settings)
+    return train(episodes, calibration, run_dir, settings, pinned["reader"])
 
 
 @dataclass

@@ -6,10 +6,12 @@ order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the sub
 may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
 new passage against the triple; the best score over all turns, with whether a passage named both the
 subject and the object and the best score among those, is the evidence for it (agent/calibration.py), and
-the calibration turns it into P(true) and one of true / false / not enough evidence. A turn whose evidence
-already makes the triple true ends the search, since more passages can only raise P(true); a triple that
-no rewrite finds support for is false or undecided by how little support was found. The evidence cited is
-the passages the reader scored highest.
+the calibration turns it into P(true) and one of true / false / not enough evidence. After each search the
+stop policy (agent/stopping.py) decides whether to search again: by default a turn whose evidence already
+makes the triple true ends the search, since more passages can only raise P(true); a triple that no
+rewrite finds support for is false or undecided by how little support was found. Passages of a distrusted
+source are read but their support alone decides nothing: a triple only they support is undecided. The
+evidence cited is the passages the reader scored highest.
 
 Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and one reader batch a turn.
 """
@@ -17,6 +19,7 @@ Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +31,7 @@ from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
-from agentkgv.agent.reader import Reader, reader_view
+from agentkgv.agent.reader import Reader, reader_fingerprint, reader_view
 from agentkgv.agent.stopping import LearnedStop, SettledRule, StopPolicy
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
@@ -52,7 +55,10 @@ class ReadingConfig(Settings):
     stop_policy: Path | None = None
 
     def distrusts(self, source: str) -> bool:
-        return any(source.startswith(p) or source.removeprefix("doc:").startswith(p) for p in self.distrust)
+        """A corpus prefix (`poison:`) matches by prefix; a path matches itself and what lies below it."""
+        path = source.removeprefix("doc:")
+        return any(source.startswith(p) if p.endswith(":") else path == p or path.startswith(p.rstrip("/") + "/")
+                   for p in self.distrust)
 
 
 @dataclass
@@ -67,8 +73,9 @@ class Reading(Tally):
     history: list[Evidence] = field(default_factory=list)  # the evidence after each search
     turns: list[Turn] = field(default_factory=list)
 
-    def best(self, count: int) -> list[tuple[Hit, float]]:
-        return sorted(self.read.values(), key=lambda pair: -pair[1])[:count]
+    def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
+        """The best-supported passages, those of trusted sources first."""
+        return sorted(self.read.values(), key=lambda pair: (distrusted(pair[0].passage.source), -pair[1]))[:count]
 
 
 class ReadingAgent:
@@ -82,9 +89,11 @@ class ReadingAgent:
         self.paraphrases = paraphrases
         self.config = config or ReadingConfig()
         self.stopping: StopPolicy | None = None
-        if calibration is not None:
-            self.stopping = (LearnedStop.read(self.config.stop_policy) if self.config.stop_policy is not None
-                             else SettledRule(calibration.true_at))
+        if calibration is not None and self.config.stop_policy is not None:
+            self.stopping = LearnedStop.read(self.config.stop_policy).check(
+                self.config.stop_policy, reader_fingerprint(self.config.reader), self.config.max_searches)
+        elif calibration is not None:
+            self.stopping = SettledRule(calibration.true_at)
 
     def start(self, item: LabeledTriple) -> Reading:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
@@ -147,7 +156,9 @@ class ReadingAgent:
         if outcome is not Outcome.TRUE and self.calibration.settles(reading.everything):
             outcome = Outcome.UNDECIDED  # only a distrusted source supports it: a person decides
         verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
-        cited = [hit for hit, score in reading.best(self.config.max_cited)]
+        # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.
+        trusted_first = self.config.distrusts if outcome is not Outcome.UNDECIDED else (lambda source: False)
+        cited = [hit for hit, score in reading.best(self.config.max_cited, trusted_first)]
         return Verdict(
             id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
             gold=reading.item.label, confidence=round(p_true if verdict else 1.0 - p_true if verdict is False

@@ -52,6 +52,9 @@ class SettledRule:
 @dataclass(frozen=True)
 class LearnedStop:
     weights: tuple[float, ...]
+    # What it was trained for: its features read P(true) under this reader's calibration and this budget.
+    reader: str = ""  # the reader's fingerprint (agent/reader.py)
+    budget: int = 0
     name: str = "learned"
 
     def probability(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> float:
@@ -62,8 +65,8 @@ class LearnedStop:
         return self.probability(p_true, evidence, searches, max_searches) >= 0.5
 
     def save(self, path: Path, trained: dict) -> None:
-        path.write_text(json.dumps({"features": list(FEATURES), "weights": list(self.weights), "trained": trained},
-                                   indent=1) + "\n")
+        path.write_text(json.dumps({"features": list(FEATURES), "weights": list(self.weights), "reader": self.reader,
+                                    "budget": self.budget, "trained": trained}, indent=1) + "\n")
 
     @staticmethod
     def read(path: Path) -> LearnedStop:
@@ -73,10 +76,20 @@ class LearnedStop:
             raise DataError(path, "no stop policy here: `agentkgv train-search-policy` writes one") from None
         except json.JSONDecodeError as error:
             raise DataError(path, f"not JSON: {error.msg}", error.lineno) from None
-        if record.get("features") != list(FEATURES) or len(record.get("weights", ())) != len(FEATURES):
+        if not isinstance(record, dict) or record.get("features") != list(FEATURES) or len(record.get("weights", ())) != len(FEATURES):
             raise DataError(path, f"expected weights for the features {', '.join(FEATURES)}", field="weights")
-        return LearnedStop(tuple(float(w) for w in record["weights"]))
+        return LearnedStop(tuple(float(w) for w in record["weights"]), str(record.get("reader", "")),
+                           int(record.get("budget", 0)))
+
+    def check(self, path: Path, reader: str, budget: int) -> LearnedStop:
+        """Refuse a policy trained for another reader or search budget: its inputs would mean other things."""
+        if (self.reader, self.budget) != (reader, budget):
+            raise DataError(path, f"trained for reader {self.reader or '?'} with {self.budget} searches, not reader "
+                                  f"{reader} with {budget}: train one for this reader (`agentkgv train-search-policy --reader`)")
+        return self
 
 
 def policy_fingerprint(path: Path) -> str:
+    if not Path(path).exists():
+        raise DataError(path, "no stop policy here: `agentkgv train-search-policy` writes one")
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

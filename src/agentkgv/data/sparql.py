@@ -38,8 +38,11 @@ PREFIXES = {
     "wd": "http://www.wikidata.org/entity/", "wdt": "http://www.wikidata.org/prop/direct/",
 }
 PROLOGUE = "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items())
-# Naming and documentation triples describe the graph's terms; they are not claims to verify.
-ANNOTATIONS = ("rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel")
+# Naming and documentation triples describe the graph's terms; they are not claims to verify; nor are the
+# verdicts `agentkgv export` writes back (on a store whose default graph is the union of its graphs).
+ANNOTATIONS = ("rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel", "rdf:subject", "rdf:predicate",
+               "rdf:object")
+VERDICT_NAMESPACES = ("https://w3id.org/agentkgv/ns#", "http://www.w3.org/ns/prov#")
 _LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 _PAGING = re.compile(r"\b(LIMIT|OFFSET)\s+\d+\s*$", re.IGNORECASE)
 _ORDER = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
@@ -110,6 +113,8 @@ class HttpEndpoint:
             except requests.ConnectionError as error:
                 last = f"cannot connect ({type(error).__name__})"
                 continue
+            except requests.RequestException as error:  # a malformed URL, a bad scheme: retrying cannot help
+                raise SparqlError(url, f"cannot send the request: {error}") from None
             if answer.status_code < 300:
                 return answer
             last = f"HTTP {answer.status_code}: {answer.text.strip()[:300]}"
@@ -126,7 +131,10 @@ class EmbeddedStore:
 
     def __init__(self, location: Path):
         self.location = Path(location)
-        self.store = ox.Store(str(self.location))
+        try:
+            self.store = ox.Store(str(self.location))
+        except OSError as error:  # held by another process
+            raise SparqlError(self.location, f"cannot open the store: {error}") from None
 
     @property
     def name(self) -> str:
@@ -134,8 +142,8 @@ class EmbeddedStore:
 
     def load(self, path: Path, progress: Callable[[int], None] = lambda done: None) -> int:
         """Bulk-load an N-Triples or Turtle file; returns the triples in the store."""
-        formats = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE, ".nq": ox.RdfFormat.N_QUADS,
-                   ".trig": ox.RdfFormat.TRIG}
+        # Triple formats only: quads would land in named graphs, which the default-graph queries do not read.
+        formats = {".nt": ox.RdfFormat.N_TRIPLES, ".ttl": ox.RdfFormat.TURTLE}
         if path.suffix.lower() not in formats:
             raise DataError(path, f"a store loads {', '.join(formats)} files, not {path.suffix!r}")
         try:
@@ -150,14 +158,19 @@ class EmbeddedStore:
     def select(self, query: str) -> Iterator[dict[str, Term]]:
         try:
             solutions = self.store.query(query)
-        except SyntaxError as error:
-            raise SparqlError(self.name, f"not a valid query: {error}") from None
+        except (SyntaxError, OSError) as error:
+            raise SparqlError(self.name, f"the query failed: {error}") from None
+        if not isinstance(solutions, ox.QuerySolutions):
+            raise SparqlError(self.name, "expected a SELECT query")
         names = [v.value for v in solutions.variables]
         for solution in solutions:
             yield {name: solution[name] for name in names if solution[name] is not None}
 
     def update(self, update: str) -> None:
-        self.store.update(update)
+        try:
+            self.store.update(update)
+        except (SyntaxError, OSError) as error:
+            raise SparqlError(self.name, f"the update failed: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -179,13 +192,16 @@ class GraphSelection:
         if self.query is not None:
             return self.query if _ORDER.search(self.query) else f"{self.query.rstrip()}\nORDER BY ?s ?p ?o"
         excluded = ", ".join(ANNOTATIONS)
-        return (f"{PROLOGUE}SELECT ?s ?p ?o WHERE {{\n{self.pattern}\nFILTER(?p NOT IN ({excluded}))\n}}\n"
+        ours = " && ".join(f"!STRSTARTS(STR(?p), {ox.Literal(n)})" for n in VERDICT_NAMESPACES)
+        return (f"{PROLOGUE}SELECT ?s ?p ?o WHERE {{\n{self.pattern}\nFILTER(?p NOT IN ({excluded}) && {ours})\n}}\n"
                 "ORDER BY ?s ?p ?o")
 
 
 def triple_pages(client: SparqlClient, selection: GraphSelection, page_size: int, start_page: int = 0) -> Iterator[list[tuple[Term, Term, Term]]]:
     """The selected triples, `page_size` at a time: pages of one streamed query from a store, else a
     query per page until one comes back short."""
+    if page_size < 1:
+        raise ValueError(f"a page holds at least one triple, not {page_size}")
     query = selection.select()
     if client.streams:
         rows = iter(client.select(query))

@@ -200,7 +200,7 @@ def _read_rdf(path: Path, rdflib_format: str,
                 object_id=_term_id(obj),
                 subject_aliases=aliases.get(subject, ()),
                 object_aliases=aliases.get(obj, ()),
-                rdf=RdfTerms(subject.n3(), predicate.n3(), obj.n3()),
+                rdf=RdfTerms(*(n_triples(term, path) for term in (subject, predicate, obj))),
             ),
             source=f"user:{path.name}",
         )
@@ -272,6 +272,27 @@ def _term_label(term: object, names: dict) -> str:
     if isinstance(term, BNode):
         return f"_:{term}"
     return local_name(str(term)).replace("_", " ")
+
+
+def n_triples(term: object, path: Path) -> str:
+    """An rdflib term in N-Triples syntax, as pyoxigraph writes it (rdflib's own n3() is Turtle: long
+    strings in triple quotes)."""
+    import pyoxigraph as ox
+
+    try:
+        if isinstance(term, URIRef):
+            return str(ox.NamedNode(str(term)))
+        if isinstance(term, BNode):
+            return str(ox.BlankNode(str(term)))
+        if isinstance(term, Literal):
+            if term.language:
+                return str(ox.Literal(str(term), language=term.language))
+            if term.datatype:
+                return str(ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype))))
+            return str(ox.Literal(str(term)))
+    except ValueError as error:
+        raise DataError(path, f"not an RDF term pyoxigraph accepts: {term!r} ({error})") from None
+    raise DataError(path, f"not an RDF term: {term!r}")
 
 
 def _term_id(term: object) -> str | None:

@@ -30,13 +30,15 @@ def read_reviews(path: Path) -> list[Review]:
     if not path.exists():
         raise DataError(path, "file not found")
     reviews: dict[str, Review] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark.
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         rows = csv.DictReader(handle)
         missing = {"id", "reviewer_verdict"} - set(rows.fieldnames or ())
         if missing:
             raise DataError(path, f"not a review queue: no {', '.join(sorted(missing))} column "
                                   f"(expected {', '.join(REVIEW_COLUMNS)})", 1)
-        for line, row in enumerate(rows, start=2):
+        for row in _rows(rows, path):
+            line = rows.line_num  # a quoted field may span lines: the row's last line
             said = (row.get("reviewer_verdict") or "").strip().lower()
             if not said:
                 continue
@@ -49,3 +51,10 @@ def read_reviews(path: Path) -> list[Review]:
                 raise DataError(path, f"triple {triple_id} reviewed twice (first on line {reviews[triple_id].line})", line, "id")
             reviews[triple_id] = Review(triple_id, said in _TRUE, (row.get("reviewer_note") or "").strip(), line)
     return list(reviews.values())
+
+
+def _rows(rows: csv.DictReader, path: Path):
+    try:
+        yield from rows
+    except csv.Error as error:
+        raise DataError(path, f"not a CSV row: {error}", rows.line_num) from None

@@ -10,6 +10,9 @@ Three named graphs under a base IRI:
 - `<base>cleaned`: the triples judged true, as plain triples;
 - `<base>flagged`: every other triple (false, not enough evidence, no answer), for a person to look at.
 
+An export into an endpoint replaces those three graphs: a second export after a new run leaves the new
+verdicts, not both.
+
 A triple read from RDF (a file or an endpoint) keeps its own terms; any other gets IRIs from its ids
 where they are IRIs or Wikidata ids, else `urn:agentkgv:` names, and a literal object.
 """
@@ -91,7 +94,7 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
     methods = set()
     for verdict in verdicts:
         s, p, o = statement(verdict.triple)
-        key = f"{verdict.method} {s} {p} {o}"
+        key = f"{run} {verdict.method} {s} {p} {o}"
         node = ox.NamedNode(f"urn:agentkgv:verdict:{hashlib.sha1(key.encode()).hexdigest()[:20]}")
         outcome = OUTCOMES["undecided" if verdict.undecided else verdict.verdict]
         yield from (ox.Quad(node, TYPE, _k("Verdict"), g), ox.Quad(node, TYPE, ox.NamedNode(RDF + "Statement"), g),
@@ -104,7 +107,8 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
             if value is not None:
                 yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)
         for ref in verdict.evidence:
-            passage = ox.NamedNode(f"urn:agentkgv:passage:{quote(ref.id, safe='')}")
+            # Ids are unique within a source only (a user's passage table may number them 1, 2, ...).
+            passage = ox.NamedNode(f"urn:agentkgv:passage:{hashlib.sha1(f'{ref.source} {ref.id}'.encode()).hexdigest()[:20]}")
             yield ox.Quad(node, _k("cites"), passage, g)
             yield ox.Quad(passage, _k("text"), ox.Literal(ref.text), g)
             if ref.title:
@@ -125,9 +129,11 @@ def write_rdf(quads: Iterable[ox.Quad], path: Path) -> None:
                  prefixes={"kgv": KGV, "prov": PROV, "dcterms": DCTERMS, "xsd": XSD, "rdf": RDF})
 
 
-def insert_statements(quads: Iterable[ox.Quad], chunk: int = 2000) -> Iterator[str]:
-    """SPARQL Update `INSERT DATA` requests for the quads, `chunk` quads each: the terms are serialized by
-    pyoxigraph (escaped, validated), never pasted from text."""
+def insert_statements(quads: Iterable[ox.Quad], graphs: Graphs, chunk: int = 2000) -> Iterator[str]:
+    """SPARQL Update requests that replace the three graphs with the quads: `DROP SILENT GRAPH` each, then
+    `INSERT DATA`, `chunk` quads a request. The terms are serialized by pyoxigraph (escaped, validated),
+    never pasted from text."""
+    yield " ;\n".join(f"DROP SILENT GRAPH {g}" for g in (graphs.verdicts, graphs.cleaned, graphs.flagged))
     batch: list[ox.Quad] = []
     for quad in quads:
         batch.append(quad)

@@ -65,7 +65,10 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     if len(reviews) < MIN_REVIEWS or len(set(gold)) < 2:
         raise DataError(review_path, f"{len(reviews)} reviewed triples ({sum(gold)} true): learning needs at least "
                                      f"{MIN_REVIEWS}, with both verdicts among them")
-    fitted = fit_calibration(evidence, gold)
+    try:
+        fitted = fit_calibration(evidence, gold)
+    except ValueError as error:
+        raise DataError(review_path, f"cannot learn from these reviews: {error}") from None
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
@@ -75,8 +78,9 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
 def save_learned(source: Path, target: Path, calibration: Calibration, learned: Learned) -> Path:
     """The adapted reader: the source reader's weights and card, the new calibration, what it learned."""
     target.mkdir(parents=True, exist_ok=True)
-    for name in (WEIGHTS_FILE, CARD_FILE):
-        shutil.copyfile(source / name, target / name)
+    if source.resolve() != target.resolve():  # learning again into the same reader keeps its weights
+        for name in (WEIGHTS_FILE, CARD_FILE):
+            shutil.copyfile(source / name, target / name)
     calibration.save(target)
     (target / LEARNED_FILE).write_text(json.dumps(asdict(learned), indent=1) + "\n")
     return target
@@ -104,6 +108,8 @@ def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 
     """Macro-F1 on each fold's triples as logged, and after a calibration learned from `size` reviewed
     triples drawn at random from the other folds; the mean over folds, per size."""
     judged = [v for v in verdicts if v.reading is not None and v.gold is not None]
+    # Reviewed triples are drawn at random here; a real queue holds the least sure ones, which may teach
+    # the thresholds more and the rest less.
     if len(judged) < folds * 2:
         raise ValueError(f"{len(judged)} reader verdicts with gold labels: too few for {folds} folds")
     order = sorted(judged, key=lambda v: v.id)

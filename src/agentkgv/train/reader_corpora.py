@@ -9,8 +9,10 @@ itself over about a hundred more, which is what a relation it never saw needs. W
   sentences that the annotators left unrelated to the other end (0): both names are shown and the
   relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
 
-Relations the reader must never see (test_unseen and their inverses) are left out by the caller's
-`excluded`; `check_reader_pairs` checks every pair again with the training split's.
+Relations the corpora must not teach (test_unseen and their inverses, and the long-tail relations, which
+training sees only a capped number of times) are left out by the caller's `excluded`; the caller also drops
+pairs about test or FactBench entity pairs and held-out subjects, and `check_reader_pairs` checks every
+pair again with the training split's.
 """
 
 from __future__ import annotations

@@ -63,7 +63,11 @@ class ReaderPair:
 def held_out(example: Example, share: float) -> bool:
     """Whether the example's subject is held out of the reader's training (for calibration): a hash of the
     subject, so a positive and its negatives fall on the same side."""
-    digest = int(hashlib.sha1(label_key(example.triple.subject).encode()).hexdigest()[:8], 16)
+    return held_out_name(example.triple.subject, share)
+
+
+def held_out_name(name: str, share: float) -> bool:
+    digest = int(hashlib.sha1(label_key(name).encode()).hexdigest()[:8], 16)
     return digest % 1000 < share * 1000
 
 

@@ -47,6 +47,9 @@ class SearchPolicySettings(Settings):
     epsilon: float = Field(0.2, gt=0)
     beta: float = Field(0.02, ge=0)
     save_steps: int = Field(25, ge=1)
+    # Optimizer steps on each batch of rollouts: after the first the policy has moved from the one that
+    # sampled them, and the clip bounds how far (one step would leave the ratio at 1).
+    inner_steps: int = Field(2, ge=1)
     # Held-out training triples read to the full budget for the episodes (a fixed balanced draw).
     triples: int = Field(2000, ge=10)
     seed: int = 13
@@ -158,8 +161,10 @@ def evaluate(policy, episodes: Sequence[Episode], calibration: Calibration) -> d
 
 
 def train_search_policy(episodes: list[Episode], calibration: Calibration, run_dir: Path,
-                        settings: SearchPolicySettings) -> dict:
-    """Stage 1 then GRPO; checkpoints every `save_steps`, so a stopped run resumes from its last one."""
+                        settings: SearchPolicySettings, reader: str = "") -> dict:
+    """Stage 1 then GRPO; checkpoints every `save_steps`, so a stopped run resumes from its last one (one
+    made for other episodes, calibration or settings is set aside and the run starts again). `reader` is
+    the fingerprint of the reader the episodes were read with, saved with the policy."""
     import torch
 
     if not episodes:
@@ -171,6 +176,10 @@ def train_search_policy(episodes: list[Episode], calibration: Calibration, run_d
     cut = len(order) * 4 // 5
     train, held_out = order[:cut], order[cut:]
     checkpoint = run_dir / CHECKPOINT
+    pinned = {"episodes": len(episodes), "reader": reader, "calibration": calibration.model_dump(),
+              "settings": settings.model_dump(exclude={"steps", "save_steps"})}
+    if checkpoint.exists() and torch.load(checkpoint, weights_only=False).get("pinned") != pinned:
+        checkpoint.rename(run_dir / f"{CHECKPOINT}.stale")
     if checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False)
         start, history = state["step"], state["history"]
@@ -192,18 +201,22 @@ def train_search_policy(episodes: list[Episode], calibration: Calibration, run_d
         with torch.no_grad():
             old = decision_logps(weights, rolled)
             ref = decision_logps(reference, rolled)
-        terms = grpo_loss(decision_logps(weights, rolled), old, ref, advantages, rolled.mask, settings.epsilon, settings.beta)
-        optimizer.zero_grad()
-        terms.loss.backward()
-        optimizer.step()
+        for _ in range(settings.inner_steps):
+            terms = grpo_loss(decision_logps(weights, rolled), old, ref, advantages, rolled.mask, settings.epsilon,
+                              settings.beta)
+            optimizer.zero_grad()
+            terms.loss.backward()
+            optimizer.step()
         history.append({"step": step, "reward": float(rolled.rewards.mean()), "accuracy": float(np.mean(rolled.correct)),
                         "searches": float(np.mean(rolled.searches)), "kl": float(terms.kl),
                         "clip_fraction": float(terms.clip_fraction), "loss": float(terms.loss.detach())})
         if step % settings.save_steps == 0 or step == settings.steps:
             torch.save({"step": step, "weights": weights.detach().tolist(), "reference": reference.tolist(),
-                        "optimizer": optimizer.state_dict(), "history": history}, checkpoint)
+                        "optimizer": optimizer.state_dict(), "history": history, "pinned": pinned}, checkpoint)
     seconds = time.perf_counter() - started
-    sft, grpo = LearnedStop(tuple(reference.tolist())), LearnedStop(tuple(weights.detach().tolist()))
+    budget = max(e.budget for e in episodes)
+    sft = LearnedStop(tuple(reference.tolist()), reader, budget)
+    grpo = LearnedStop(tuple(weights.detach().tolist()), reader, budget)
     record = {"episodes": len(episodes), "trained_on": len(train), "measured_on": len(held_out),
               "resumed_from": start or None, "steps": settings.steps, "seconds_this_run": round(seconds, 1),
               "settings": settings.model_dump(),
