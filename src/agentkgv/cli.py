@@ -36,6 +36,7 @@ from agentkgv.retrieval.user_index import open_index
 from agentkgv.train.sft_data import SFT_FILE, TURNS_TAKEN
 from agentkgv.train.teacher import TeacherConfig, TeacherSample
 
+VERIFY, BUILD, TRAIN, BENCH = "Verify and report", "Build", "Train", "Benchmark and test tools"
 app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
 app.add_typer(benches)  # bench-summarizer, bench-poison and fault-proxy, in their own module
@@ -62,7 +63,7 @@ def main() -> None:
         sys.exit(2)
 
 
-@app.command("build-benchmark")
+@app.command("build-benchmark", rich_help_panel=BUILD)
 def build_benchmark_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
                             config: Annotated[Optional[Path], typer.Option(help="Regime config TOML.")] = None,
                             embedding_model: Annotated[str, typer.Option(help="Embedding model of the hard negatives.")] = DEFAULT_EMBEDDING_MODEL) -> None:
@@ -72,13 +73,13 @@ def build_benchmark_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None
     console.print(f"written to {ws.benchmark}")
 
 
-@app.command("build-corpus")
+@app.command("build-corpus", rich_help_panel=BUILD)
 def build_corpus_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Collect the retrieval corpus (all evidence sentences plus distractor sources)."""
     pipeline.rebuild_corpus(Workspace(data_dir, cache_dir), HOOKS)
 
 
-@app.command("build-index")
+@app.command("build-index", rich_help_panel=BUILD)
 def build_index_command(retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Build (or rebuild) a retrieval index over the corpus."""
@@ -88,7 +89,7 @@ def build_index_command(retriever: RetrieverOpt = None, embedding_model: Embeddi
                   f"peak memory {built.peak_memory_gib:.2f} GiB")
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def search(query: Annotated[list[str], typer.Argument(help="One or more queries.")], k: int = 5,
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, index: IndexOpt = None,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -107,7 +108,7 @@ def search(query: Annotated[list[str], typer.Argument(help="One or more queries.
                      for h in hits])
 
 
-@app.command("bench-retrieval")
+@app.command("bench-retrieval", rich_help_panel=BENCH)
 def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--retriever")] = ["bm25", "dense", "hybrid"],
                             embedding_model: EmbeddingOpt = None, k: int = 5,
                             out: Annotated[Optional[Path], typer.Option(help="Write the table as Markdown here.")] = None,
@@ -116,7 +117,7 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
     show_recall(pipeline.bench_retrieval(Workspace(data_dir, cache_dir), retrievers, embedding_model, k, HOOKS), k, out)
 
 
-@app.command("eval")
+@app.command("eval", rich_help_panel=BENCH)
 def eval_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["lexical"],
                  splits: Annotated[list[str], typer.Option("--split")] = list(pipeline.EVAL_SPLITS),
                  limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
@@ -138,7 +139,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                                 run_name, not base_model, HOOKS))
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl (or --sparql).")] = None,
            output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")] = Path("verdicts.jsonl"),
            sparql: Annotated[Optional[str], typer.Option(help="Read the triples from this SPARQL 1.1 endpoint (its query URL).")] = None,
@@ -188,7 +189,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
                                           ray_options(ray, address, workers, gpus_per_worker), HOOKS, aliases), output)
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def check(subject: Annotated[str, typer.Argument(help="The subject's name.")],
           predicate: Annotated[str, typer.Argument(help="The relation, in words (\"place of birth\").")],
           obj: Annotated[str, typer.Argument(metavar="OBJECT", help="The object's name.")],
@@ -202,7 +203,7 @@ def check(subject: Annotated[str, typer.Argument(help="The subject's name.")],
     show_check(verdict)
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def compare(first: Annotated[Path, typer.Argument(help="Verdicts JSONL (or an eval run log).")],
             second: Annotated[Path, typer.Argument(help="Verdicts JSONL to compare with.")],
             show_all: Annotated[bool, typer.Option("--all", help="List every differing triple, not the first 20.")] = False) -> None:
@@ -217,7 +218,7 @@ def compare(first: Annotated[Path, typer.Argument(help="Verdicts JSONL (or an ev
     show_comparison(compare_runs(*runs), first.name, second.name, None if show_all else 20)
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="A .trig or .nq file to write.")] = None,
            endpoint: Annotated[Optional[str], typer.Option(help="Write into this SPARQL endpoint by SPARQL Update.")] = None,
@@ -236,7 +237,7 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
                   f"{report.graphs.verdicts.value}, {report.graphs.cleaned.value}, {report.graphs.flagged.value}")
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with reviewer_verdict filled in.")],
           verdicts: Annotated[Path, typer.Option(help="The verdicts JSONL the queue was made from.")],
           name: Annotated[str, typer.Option(help="Name of the adapted reader (under <cache>/readers).")],
@@ -254,7 +255,7 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
     console.print(f"use it: agentkgv verify ... --reader {folder}")
 
 
-@app.command("index")
+@app.command("index", rich_help_panel=VERIFY)
 def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help="Files and folders: .txt .md .html .pdf, and "
                                                                                 ".jsonl/.csv/.tsv passage tables.")] = None,
                   name: Annotated[str, typer.Option("--name", help="Index name (under <cache>/indexes) or folder.")] = "docs",
@@ -270,7 +271,7 @@ def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help
                                                ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust))
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
            output: Annotated[Path, typer.Option("--output", "-o", help="The HTML page to write.")],
            review: Annotated[Optional[Path], typer.Option(help="Review queue CSV (default <output>.review.csv).")] = None,
@@ -281,7 +282,7 @@ def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
     console.print(f"{summary.triples} triples -> {output}; {summary.review} for review -> {queue}")
 
 
-@app.command("bench-throughput")
+@app.command("bench-throughput", rich_help_panel=BENCH)
 def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples per measurement.")] = 16,
                              batch_sizes: Annotated[list[int], typer.Option("--batch-size")] = [1, 8],
                              method: str = "agentkgv", split: str = "test_long_tail", retriever: RetrieverOpt = None,
@@ -301,7 +302,7 @@ def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples pe
          ThroughputRow, rows)
 
 
-@app.command()
+@app.command(rich_help_panel=VERIFY)
 def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
@@ -317,7 +318,7 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     show_eval(pipeline.run_demo(ws, limit, HOOKS))
 
 
-@app.command()
+@app.command(rich_help_panel=TRAIN)
 def teacher(triples: Annotated[int, typer.Option(help="Training triples (positives and their negatives).")] = 480,
             policy: Annotated[str, typer.Option(help="'privileged' (knows the gold label, no LLM) or 'llm'.")] = "privileged",
             samples: Annotated[int, typer.Option(help="Trajectories per triple, each with its own seed (llm).")] = 1,
@@ -341,7 +342,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     show(f"Teacher trajectories ({policy}) -> {ws.training / run_name}", TeacherSample, rows)
 
 
-@app.command("sft-data")
+@app.command("sft-data", rich_help_panel=TRAIN)
 def sft_data_command(run_name: TrainRunOpt = "sft",
                      turns: Annotated[str, typer.Option(help="'last' (the paper's last-turn pairs) or 'all' turns.")] = "last",
                      data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -352,7 +353,7 @@ def sft_data_command(run_name: TrainRunOpt = "sft",
     show_sft_data(*pipeline.sft_data(ws, run_name, turns), ws.training / run_name / SFT_FILE)
 
 
-@app.command()
+@app.command(rich_help_panel=TRAIN)
 def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="SFT settings TOML (configs/sft_*.toml).")] = None,
         threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
         run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -360,7 +361,7 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
     show_sft_run(pipeline.sft(Workspace(data_dir, cache_dir), run_name, settings_path, threads))
 
 
-@app.command("train-reader")
+@app.command("train-reader", rich_help_panel=TRAIN)
 def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Reader settings TOML (the fields of ReaderSettings, train/reader.py).")] = None,
                          threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
                          run_name: TrainRunOpt = "reader", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -372,7 +373,7 @@ def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("
     console.print_json(data={k: v for k, v in record.items() if k != "settings"})
 
 
-@app.command("train-search-policy")
+@app.command("train-search-policy", rich_help_panel=TRAIN)
 def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Settings TOML (the fields of SearchPolicySettings, train/search_policy.py).")] = None,
                                 reader: ReaderOpt = None, run_name: TrainRunOpt = "search-policy",
                                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -385,7 +386,7 @@ def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.O
                 [[name, f"{r['macro_f1']:.3f}", f"{r['searches']:.2f}"] for name, r in record["held_out"].items()])
 
 
-@app.command()
+@app.command(rich_help_panel=TRAIN)
 def grpo(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="GRPO settings TOML (configs/grpo_*.toml).")] = None,
          threads: Annotated[Optional[int], typer.Option(help="CPU threads for rollouts and training.")] = None,
          retriever: RetrieverOpt = None, run_name: TrainRunOpt = "grpo",

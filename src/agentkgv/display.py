@@ -101,7 +101,8 @@ def show_eval(result: EvalResult) -> None:
 
 def show_verdicts(verdicts: list[Verdict], output: Path) -> None:
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
-              "no verdict": sum(v.verdict is None for v in verdicts)}
+              "not enough evidence": sum(v.undecided for v in verdicts),
+              "no verdict": sum(v.verdict is None and not v.undecided for v in verdicts)}
     n = max(1, len(verdicts))
     print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "Triples"], [[k, str(v)] for k, v in counts.items()])
     console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
