@@ -21,7 +21,7 @@ from agentkgv.data.sparql import GraphSelection
 from agentkgv.cli_bench import benches
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_stats, show_eval, show_grpo_run,
-                              show_check, show_comparison, show_index_report, show_recall, show_sft_data, show_sft_run,
+                              show_check, show_comparison, show_demo_differences, show_index_report, show_recall, show_sft_data, show_sft_run,
                               show_verdicts)
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
@@ -311,11 +311,14 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     must beat.
     """
     ws = Workspace(data_dir, cache_dir)
-    pipeline.ensure_benchmark(ws, HOOKS)
-    show_benchmark_stats(load_stats(ws.benchmark))
+    if not pipeline.ensure_benchmark(ws, HOOKS):  # a fresh build has shown its statistics already
+        show_benchmark_stats(load_stats(ws.benchmark))
     console.print("agentkgv judges with the shipped evidence reader (MiniLM cross-encoder trained on this CPU); "
                   "--judge llm on eval/verify runs the LLM agent")
-    show_eval(pipeline.run_demo(ws, limit, HOOKS))
+    result = pipeline.run_demo(ws, limit, HOOKS)
+    show_eval(result.table)
+    show_demo_differences(result.differences)
+    console.print(f"the agent's report: {result.report} (review queue: {result.review})")
 
 
 @app.command(rich_help_panel=TRAIN)

@@ -100,10 +100,12 @@ def build_benchmark_into(ws: Workspace, config: BenchmarkConfig, hooks: Hooks = 
     return stats
 
 
-def ensure_benchmark(ws: Workspace, hooks: Hooks = SILENT) -> None:
-    # A benchmark built before aliases existed has no alias table: rebuilt, so its triples carry them.
-    if not all((ws.benchmark / name).exists() for name in [*(f"{split}.jsonl" for split in SPLITS), ALIAS_FILE]):
-        build_benchmark_into(ws, BenchmarkConfig.load(), hooks)
+def ensure_benchmark(ws: Workspace, hooks: Hooks = SILENT) -> bool:
+    """Build the benchmark if it is missing; whether it was built (and its statistics reported)."""
+    if all((ws.benchmark / name).exists() for name in [*(f"{split}.jsonl" for split in SPLITS), ALIAS_FILE]):
+        return False
+    build_benchmark_into(ws, BenchmarkConfig.load(), hooks)
+    return True
 
 
 def ensure_corpus(ws: Workspace, hooks: Hooks = SILENT) -> None:
@@ -238,12 +240,35 @@ def demo_run_name(run: RunConfig) -> str:
     return "demo-" + hashlib.sha256((run.model_dump_json() + weights).encode()).hexdigest()[:8]
 
 
-def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> EvalResult:
+@dataclass
+class DemoResult:
+    table: EvalResult
+    # Where the default verifier and the string match disagree: (the agent's verdict, the lexical one).
+    differences: list[tuple[Verdict, Verdict]]
+    report: Path  # the HTML report of the agent's verdicts
+    review: Path
+
+
+def run_demo(ws: Workspace, limit: int, hooks: Hooks = SILENT) -> DemoResult:
     """The default AgentKGV agent (the shipped evidence reader judging), next to the lexical check it must
-    beat, on a fixed balanced sample of every evaluation split."""
+    beat, on a fixed balanced sample of every evaluation split; where they differ; and the agent's report."""
+    from agentkgv.data.jsonl import write_jsonl
+    from agentkgv.eval.html_report import write_report
+    from agentkgv.eval.runner import load_run
+
     run = RunConfig().with_trained_adapter()
-    return run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=BATCH_SIZE,
-                    run_name=demo_run_name(run), hooks=hooks)
+    name = demo_run_name(run)
+    table = run_eval(ws, run, ["lexical", "agentkgv"], list(EVAL_SPLITS), limit, batch_size=BATCH_SIZE,
+                     run_name=name, hooks=hooks)
+    folder = ws.runs / name
+    agent = {i: v for split in EVAL_SPLITS for i, v in load_run(folder / f"agentkgv.{split}.jsonl").items()}
+    lexical = {i: v for split in EVAL_SPLITS for i, v in load_run(folder / f"lexical.{split}.jsonl").items()}
+    differences = [(v, lexical[i]) for i, v in agent.items() if i in lexical and v.verdict != lexical[i].verdict]
+    verdicts = folder / "agentkgv.all.jsonl"
+    write_jsonl(verdicts, (v.to_json() for v in agent.values()))
+    report, review = folder / "report.html", folder / "report.review.csv"
+    write_report(verdicts, report, review, 0.7)
+    return DemoResult(table, differences, report, review)
 
 
 @dataclass

@@ -1,9 +1,14 @@
 """A graph where it lives: triples streamed from a SPARQL 1.1 endpoint or an embedded Oxigraph store.
 
-The triples come in pages (`ORDER BY ?s ?p ?o LIMIT n OFFSET k`, so every page is the same on a rerun),
-each page's entities and predicates named by one more query: `rdfs:label` (else `skos:prefLabel`) in the
+The triples come in pages (`LIMIT n OFFSET k`), each page's entities and predicates named by one more query: `rdfs:label` (else `skos:prefLabel`) in the
 chosen language, else an untagged one, else the IRI's local name; `skos:altLabel`s are aliases. A triple's
 id is a hash of its N-Triples form, so a rerun of `verify` skips what its output already holds.
+
+The pages follow the store's own order: no ORDER BY is added, because an endpoint sorts the whole
+selection again for every page (Oxigraph took over ten minutes for one page of a 1.4-million-triple graph).
+SPARQL does not promise that order is the same from one query to the next; the stores we know keep it for
+an unchanged graph, and a triple met twice (the same id) is kept once. A query that needs a fixed order
+can say ORDER BY itself.
 
 No value is ever spliced into query text as a string: IRIs, literals and the language tag enter only as
 RDF terms serialized by pyoxigraph (which validates an IRI and escapes a literal) inside a VALUES block or
@@ -45,7 +50,6 @@ ANNOTATIONS = ("rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel", 
 VERDICT_NAMESPACES = ("https://w3id.org/agentkgv/ns#", "http://www.w3.org/ns/prov#")
 _LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 _PAGING = re.compile(r"\b(LIMIT|OFFSET)\s+\d+\s*$", re.IGNORECASE)
-_ORDER = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
 Term = ox.NamedNode | ox.Literal | ox.BlankNode
 
 
@@ -188,13 +192,12 @@ class GraphSelection:
             raise ValueError("leave LIMIT and OFFSET out of the query: verify reads the graph in pages itself")
 
     def select(self) -> str:
-        """The query for every triple, in a fixed order (pages are cut from it)."""
+        """The query for every triple (pages are cut from it)."""
         if self.query is not None:
-            return self.query if _ORDER.search(self.query) else f"{self.query.rstrip()}\nORDER BY ?s ?p ?o"
+            return self.query.rstrip()
         excluded = ", ".join(ANNOTATIONS)
         ours = " && ".join(f"!STRSTARTS(STR(?p), {ox.Literal(n)})" for n in VERDICT_NAMESPACES)
-        return (f"{PROLOGUE}SELECT ?s ?p ?o WHERE {{\n{self.pattern}\nFILTER(?p NOT IN ({excluded}) && {ours})\n}}\n"
-                "ORDER BY ?s ?p ?o")
+        return f"{PROLOGUE}SELECT ?s ?p ?o WHERE {{\n{self.pattern}\nFILTER(?p NOT IN ({excluded}) && {ours})\n}}"
 
 
 def triple_pages(client: SparqlClient, selection: GraphSelection, page_size: int, start_page: int = 0) -> Iterator[list[tuple[Term, Term, Term]]]:
@@ -262,12 +265,16 @@ def names_of(client: SparqlClient, iris: list[ox.NamedNode], language: str, chun
 
 def stream_triples(client: SparqlClient, selection: GraphSelection, language: str = "en", page_size: int = 1000,
                    on_page: Callable[[int], None] = lambda count: None) -> Iterator[LabeledTriple]:
-    """The selected triples with their names, page by page."""
+    """The selected triples with their names, page by page, each once."""
+    seen: set[str] = set()
     for page in triple_pages(client, selection, page_size):
         named = {t.value: t for triple in page for t in triple if isinstance(t, ox.NamedNode)}
         names = names_of(client, list(named.values()), language)
         for s, p, o in page:
-            yield labeled_triple(s, p, o, names, client.name)
+            item = labeled_triple(s, p, o, names, client.name)
+            if item.id not in seen:
+                seen.add(item.id)
+                yield item
         on_page(len(page))
 
 
