@@ -179,7 +179,7 @@ def show_demo_differences(differences: list[tuple[Verdict, Verdict]]) -> None:
     word = lambda v: "not enough evidence" if v.undecided else "-" if v.verdict is None else str(v.verdict).lower()  # noqa: E731
     rows = [[a.triple.verbalize(), "" if a.gold is None else str(a.gold).lower(), word(b),
              f"{word(a)} (P {a.p_true:.2f})" if a.p_true is not None else word(a),
-             a.evidence[0].text[:140] if a.evidence else ""] for a, b in differences]
+             " ".join(a.evidence[0].text.split())[:140] if a.evidence else ""] for a, b in differences]
     right = sum(a.gold is not None and bool(a.verdict) == a.gold for a, _ in differences)
     print_table(f"Where the default verifier and the string match differ: the verifier right on {right} of "
                 f"{len(differences)}", ["Triple", "Gold", "String match", "Default verifier", "Best passage it read"], rows)
