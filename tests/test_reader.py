@@ -221,7 +221,8 @@ shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").e
 # The shipped reader does not yet tell a place of death from a place of birth in one sentence naming both: the
 # weakness FactBench's property swaps show (28 of 37 accepted, BENCHMARKS.md). Strict, so a reader that
 # learns it turns these into failures to remove the mark.
-property_swap_weakness = pytest.mark.xfail(strict=True, reason="the shipped reader accepts property swaps")
+property_swap_weakness = pytest.mark.xfail(
+    strict=True, reason="the shipped reader takes a sentence stating a death in London for a birth there")
 
 
 @shipped

@@ -651,9 +651,11 @@ def bench_confidence(ws: Workspace, run_names: list[str], review_below: float) -
         if not logs:
             raise DataError(ws.runs / run_name, "no eval run logs here: run `agentkgv eval --run-name` first")
         for log in logs:
-            entrant, _, split = log.stem.rpartition(".")
+            method, _, split = log.stem.rpartition(".")
             if split not in EVAL_SPLITS:
                 continue
+            # Two runs of one method (two readers) stay apart in the tables and the diagram.
+            entrant = method if len(run_names) == 1 else f"{method} ({run_name})"
             verdicts = list(load_run(log).values())
             rows.append(confidence_row(entrant, split, verdicts, review_below))
             curves[f"{entrant} · {split}"] = verdicts
