@@ -34,7 +34,7 @@ OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "re
 
 class RunConfig(Settings):
     method: Method = "agentkgv"
-    # The reader is the default: level with the LLM judge on quality, 8x faster, calibrated (BENCHMARKS.md).
+    # The reader is the default: level with the LLM judge on quality, 6x faster, calibrated (BENCHMARKS.md).
     judge: Judge = "reader"
     llm: LLMConfig = Field(default_factory=LLMConfig)
     # The paper summarizes with a 7B LLM. With the embedded 135M model the extractive summarizer keeps the
