@@ -9,14 +9,12 @@ from agentkgv.agent.reader import reader_folder
 from agentkgv.data.errors import DataError
 from agentkgv.eval.review import read_reviews
 from agentkgv.eval.runner import load_run
-from agentkgv.paths import Workspace
+from agentkgv.paths import Workspace, check_name
 from agentkgv.train.learn import Learned, ReviewLoopRow, learn_calibration, review_loop, save_learned
 
 
 def learned_reader_dir(ws: Workspace, name: str) -> Path:
-    if not name or not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
-        raise DataError(name, "a reader name may hold letters, digits, '-', '_' and '.'")
-    return ws.cache / "readers" / name
+    return ws.cache / "readers" / check_name(name, "a reader")
 
 
 def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: str,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentkgv.data.errors import DataError
+
 DEFAULT_DATA_DIR = Path("../shared/data")
 DEFAULT_CACHE_DIR = Path(".cache")
 
@@ -52,3 +54,10 @@ class Workspace:
     @property
     def training(self) -> Path:
         return self.cache / "train"
+
+
+def check_name(name: str, what: str, hint: str = "") -> str:
+    """A name that becomes a folder under the cache: letters, digits, '-', '_' and '.', not leading '.'."""
+    if not name or name.startswith(".") or not all(c.isalnum() or c in "-_." for c in name):
+        raise DataError(name, f"{what} name may hold letters, digits, '-', '_' and '.'{hint}")
+    return name

@@ -27,7 +27,7 @@ from agentkgv.data.jsonl import read_json
 from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.records import Passage
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
-from agentkgv.paths import Workspace
+from agentkgv.paths import Workspace, check_name
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
 
@@ -94,9 +94,7 @@ def index_dir(ws: Workspace, name: str) -> Path:
     """A bare name lives under the cache (`<cache>/indexes/NAME`); anything with a slash is a folder path."""
     if "/" in name or name.startswith("."):
         return Path(name)
-    if not name or not all(c.isalnum() or c in "-_." for c in name):
-        raise DataError(name, "an index name may hold letters, digits, '-', '_' and '.' (or give a folder path)")
-    return ws.cache / "indexes" / name
+    return ws.cache / "indexes" / check_name(name, "an index", " (or give a folder path)")
 
 
 def load_manifest(folder: Path) -> Manifest | None:
