@@ -171,6 +171,9 @@ def test_relation_swaps_use_frequent_training_relations_only(small_benchmark, sm
     assert swaps and all(p.label == 0.0 for p in swaps)
     trained = {e.triple.predicate_id for e in train}
     assert {p.triple.predicate_id for p in swaps} <= trained
+    # Some swaps are plausible: the swapped-in relation has this very object among its training facts.
+    objects = {(e.triple.predicate_id, e.triple.object) for e in train if e.label}
+    assert any((p.triple.predicate_id, p.triple.object) in objects for p in swaps)
 
 
 def test_corpus_pairs_read_the_relation_and_leave_out_unseen_relations():
@@ -215,6 +218,23 @@ def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
     Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
     scores = CrossEncoderReader(tmp_path / "reader").score([(pairs[0].triple, pairs[0].text, "")])
     assert scores.shape == (1,) and np.isfinite(scores).all()
+
+
+def test_a_second_reader_stage_starts_from_the_first(tmp_path):
+    from agentkgv.train.reader import ReaderSettings, train_reader
+
+    pairs = [ReaderPair(Triple("Ada Smith", "place of birth", obj), f"Ada Smith was born in {town}.", "", float(obj == town),
+                        "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
+
+    def scores(run: str, **settings) -> np.ndarray:
+        train_reader(pairs, tmp_path / run, ReaderSettings(batch_size=4, max_pairs=8, name="tiny", **settings))
+        Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / run / "reader")
+        return CrossEncoderReader(tmp_path / run / "reader").score([(p.triple, p.text, "") for p in pairs])
+
+    first = scores("first", learning_rate=5e-3)
+    # With a vanishing step, a stage from the first ends where the first did; one from the bare base does not.
+    assert scores("second", learning_rate=1e-12, init_from=tmp_path / "first" / "reader") == pytest.approx(first, abs=1e-2)
+    assert np.abs(scores("bare", learning_rate=1e-12) - first).max() > 0.05
 
 
 shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")

@@ -121,22 +121,27 @@ def base_cross_encoder():
         hf_logging.set_verbosity(previous)
 
 
+def load_reader_weights(model, folder: Path):
+    """A trained reader's weights into a base cross-encoder (`base_cross_encoder()`); returns the model."""
+    from safetensors.torch import load_file
+
+    weights = {k: v.float() for k, v in load_file(str(folder / WEIGHTS_FILE)).items()}
+    missing, unexpected = model.model.load_state_dict(weights, strict=False)
+    if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
+        raise DataError(folder / WEIGHTS_FILE, f"weights do not fit the base model: missing "
+                        f"{[k for k in missing if not k.startswith(FROZEN_PREFIX)][:3]}, unexpected {unexpected[:3]}")
+    return model
+
+
 class CrossEncoderReader:
     """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
 
     def __init__(self, folder: Path | None = None, batch_size: int = 64):
-        from safetensors.torch import load_file
-
         folder = reader_folder(folder)
         self.card = ReaderCard.read(folder)
         self.name = self.card.name
         self.batch_size = batch_size
-        self.model = base_cross_encoder()
-        weights = {k: v.float() for k, v in load_file(str(folder / WEIGHTS_FILE)).items()}
-        missing, unexpected = self.model.model.load_state_dict(weights, strict=False)
-        if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
-            raise DataError(folder / WEIGHTS_FILE, f"weights do not fit the base model: missing "
-                            f"{[k for k in missing if not k.startswith(FROZEN_PREFIX)][:3]}, unexpected {unexpected[:3]}")
+        self.model = load_reader_weights(base_cross_encoder(), folder)
         self.model.model.eval()
 
     def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:

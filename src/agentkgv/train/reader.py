@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agentkgv.agent.reader import FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, passage_text, save_reader
+from agentkgv.agent.reader import (FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, load_reader_weights,
+                                   passage_text, save_reader)
 from agentkgv.data.settings import Settings
 from agentkgv.train.reader_data import ReaderPair, kind_counts
 from agentkgv.train.sft import last_checkpoint, plot_losses
@@ -30,6 +31,11 @@ class ReaderSettings(Settings):
     # Evidence pairs per relation drawn from Re-DocRED and FewRel (agentkgv.train.reader_corpora); 0 = none.
     redocred_per_relation: int = Field(120, ge=0)
     fewrel_per_relation: int = Field(150, ge=0)
+    # Share of the positives given a relation-swap negative: from the training split, and from the corpora.
+    split_swap_share: float = Field(0.35, ge=0, le=1)
+    corpus_swap_share: float = Field(0.5, ge=0, le=1)
+    # A trained reader folder to start from instead of the bare base (a second stage on other pairs).
+    init_from: Path | None = None
     # The first pairs of the shuffled set: about 45 minutes of training on 2 cores.
     max_pairs: int | None = Field(32000, ge=1)
     # Held-out training triples read to calibrate the verdicts (a fixed balanced draw).
@@ -38,8 +44,10 @@ class ReaderSettings(Settings):
 
     def pair_settings(self) -> dict:
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
-        return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed"}) | {
-            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
+        return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed",
+                                        "split_swap_share", "corpus_swap_share"}) | {
+            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject",
+            "swaps": "half of them plausible: a relation of the same object (split) or entity types (corpora)"}
 
 
 def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSettings, threads: int | None = None) -> dict:
@@ -58,6 +66,8 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
         "passage": [passage_text(p.triple, p.text, p.title) for p in pairs],
         "label": [p.label for p in pairs]})
     model = base_cross_encoder()
+    if settings.init_from:
+        load_reader_weights(model, settings.init_from)
     # Frozen so the reader ships without the 12M-parameter vocabulary table: the base's copy is used.
     for name, parameter in model.model.named_parameters():
         if name.startswith(FROZEN_PREFIX):
@@ -76,7 +86,7 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
     losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
     plot_losses(losses, [], run_dir / "reader_loss.png", title="Evidence reader loss", ylabel="binary cross-entropy")
     record = {"pairs": len(pairs), "kinds": kind_counts(pairs), "seconds": round(seconds, 1),
-              "resumed_from": resume, "steps": trainer.state.global_step, "settings": settings.model_dump()}
+              "resumed_from": resume, "steps": trainer.state.global_step, "settings": settings.model_dump(mode="json")}
     card = ReaderCard(settings.name, "all-MiniLM-L6-v2", record)
     record["bytes"] = save_reader(model, run_dir / "reader", card)
     (run_dir / "reader_train.json").write_text(json.dumps(record, indent=1) + "\n")
