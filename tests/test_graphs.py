@@ -217,6 +217,14 @@ def test_round_trip_sparql_in_verdicts_rdf_out_and_queried_back(server, lexical_
     assert runner.invoke(app, ["export", str(out), "-o", str(trig)]).exit_code == 0
     quads = list(ox.parse(path=str(trig), format=ox.RdfFormat.TRIG))
     assert sum(q.predicate.value.endswith("#outcome") for q in quads) == TRIPLES
+    # With RDF 1.2 triple terms, a store that reads them finds each verdict by its triple too.
+    assert runner.invoke(app, ["export", str(out), "-o", str(trig), "--rdf12", "--base", "urn:test:"]).exit_code == 0
+    store = ox.Store()
+    store.load(path=str(trig), format=ox.RdfFormat.TRIG)
+    reified = [(str(r["s"]), str(r["p"]), str(r["o"])) for r in store.query(
+        "SELECT ?s ?p ?o WHERE { GRAPH <urn:test:verdicts> { ?v <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> "
+        "<<( ?s ?p ?o )>> ; <https://w3id.org/agentkgv/ns#outcome> ?outcome } }")]
+    assert sorted(reified) == sorted(claims)
     # A second verify run resumes: nothing is verified twice.
     assert runner.invoke(app, ["verify", "--sparql", server, "--method", "lexical", "-o", str(out),
                                "--cache-dir", str(lexical_cache)]).exit_code == 0

@@ -224,7 +224,9 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
            endpoint: Annotated[Optional[str], typer.Option(help="Write into this SPARQL endpoint by SPARQL Update.")] = None,
            update_url: Annotated[Optional[str], typer.Option(help="The endpoint's update URL, where it is not the query "
                                                              "URL with /query -> /update.")] = None,
-           base: Annotated[str, typer.Option(help="IRI the named graphs verdicts, cleaned and flagged are put under.")] = DEFAULT_BASE) -> None:
+           base: Annotated[str, typer.Option(help="IRI the named graphs verdicts, cleaned and flagged are put under.")] = DEFAULT_BASE,
+           rdf12: Annotated[bool, typer.Option("--rdf12", help="Also link each verdict to its triple by an RDF 1.2 triple "
+                                                "term (rdf:reifies <<( s p o )>>), for stores that read RDF 1.2.")] = False) -> None:
     """The verdicts as RDF: each triple's verdict with its confidence, method and cited passages (PROV-O),
     the triples judged true ("cleaned") and the rest ("flagged"), in three named graphs (an export into an
     endpoint replaces them)."""
@@ -232,7 +234,7 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
         raise typer.BadParameter("export to a file (--output) or into an endpoint (--endpoint), one of them")
     if output is not None and output.suffix.lower() not in (".trig", ".nq"):
         raise typer.BadParameter("write verdicts as .trig or .nq (named graphs need a quad format)", param_hint="--output")
-    report = graphs.export_verdicts(verdicts, output, endpoint, base, update_url)
+    report = graphs.export_verdicts(verdicts, output, endpoint, base, update_url, rdf12)
     console.print(f"{report.verdicts} verdicts, {report.quads} quads -> {report.target}: graphs "
                   f"{report.graphs.verdicts.value}, {report.graphs.cleaned.value}, {report.graphs.flagged.value}")
 

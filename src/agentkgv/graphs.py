@@ -113,9 +113,9 @@ class ExportReport:
 
 
 def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: str | None = None,
-                    base: str = DEFAULT_BASE, update_url: str | None = None) -> ExportReport:
+                    base: str = DEFAULT_BASE, update_url: str | None = None, triple_terms: bool = False) -> ExportReport:
     """The verdicts of a `verify` output as RDF: into a TriG/N-Quads file, or into named graphs of an endpoint
-    by SPARQL Update."""
+    by SPARQL Update; `triple_terms` adds RDF 1.2 triple terms beside the reification."""
     if (output is None) == (endpoint is None):
         raise ValueError("export to a file (--output) or to an endpoint (--endpoint), one of them")
     verdicts = list(load_run(verdicts_file).values())
@@ -123,7 +123,7 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
         raise DataError(verdicts_file, "no verdicts in this file")
     graphs = Graphs.under(base)
     ended = datetime.fromtimestamp(verdicts_file.stat().st_mtime, tz=timezone.utc)
-    quads = list(verdict_quads(verdicts, graphs, str(verdicts_file.resolve()), ended))
+    quads = list(verdict_quads(verdicts, graphs, str(verdicts_file.resolve()), ended, triple_terms))
     if output is not None:
         write_rdf(quads, output)
         return ExportReport(len(verdicts), len(quads), str(output), graphs)

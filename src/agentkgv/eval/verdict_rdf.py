@@ -3,7 +3,7 @@
 Three named graphs under a base IRI:
 - `<base>verdicts`: one node per verdict, a reification of the triple it judged (`rdf:subject`,
   `rdf:predicate`, `rdf:object`: every store reads it, where RDF-star and RDF 1.2 triple terms are not yet
-  read everywhere), with `kgv:outcome` (`kgv:True`, `kgv:False`, `kgv:NotEnoughEvidence`, `kgv:NoAnswer`),
+  read everywhere; with `triple_terms`, also RDF 1.2's `rdf:reifies <<( s p o )>>`, for stores that do), with `kgv:outcome` (`kgv:True`, `kgv:False`, `kgv:NotEnoughEvidence`, `kgv:NoAnswer`),
   `kgv:confidence` and `kgv:probabilityTrue` (xsd:decimal), `kgv:searches`, `kgv:cites` for each passage it
   cites (`kgv:text`, `dcterms:title`, `dcterms:source`), and PROV-O: the verdict is a `prov:Entity`
   `prov:wasGeneratedBy` a `prov:Activity` (the run) with `kgv:method` and `prov:endedAtTime`;
@@ -45,6 +45,7 @@ def _k(name: str) -> ox.NamedNode:
 
 
 TYPE, SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + n) for n in ("type", "subject", "predicate", "object"))
+REIFIES = ox.NamedNode(RDF + "reifies")
 OUTCOMES = {True: _k("True"), False: _k("False"), "undecided": _k("NotEnoughEvidence"), None: _k("NoAnswer")}
 
 
@@ -84,7 +85,8 @@ def _iri(id_: str | None, kind: str, label: str, wikidata: str = "http://www.wik
     return ox.NamedNode(f"urn:agentkgv:{kind}:{quote(id_ or label, safe='')}")
 
 
-def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: datetime) -> Iterator[ox.Quad]:
+def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: datetime,
+                  triple_terms: bool = False) -> Iterator[ox.Quad]:
     """The quads of the three graphs for these verdicts; `run` names the run (its activity's IRI)."""
     activity = ox.NamedNode(f"urn:agentkgv:run:{hashlib.sha1(run.encode()).hexdigest()[:16]}")
     g = graphs.verdicts
@@ -103,6 +105,8 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
                     ox.Quad(node, _k("outcome"), outcome, g), ox.Quad(node, _k("tripleId"), ox.Literal(verdict.id), g),
                     ox.Quad(node, _k("searches"), ox.Literal(str(verdict.search_calls), datatype=ox.NamedNode(XSD + "integer")), g),
                     ox.Quad(node, ox.NamedNode(PROV + "wasGeneratedBy"), activity, g))
+        if triple_terms:
+            yield ox.Quad(node, REIFIES, ox.Triple(s, p, o), g)
         for name, value in (("confidence", verdict.confidence), ("probabilityTrue", verdict.p_true)):
             if value is not None:
                 yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)
