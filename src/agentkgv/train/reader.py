@@ -46,8 +46,7 @@ class ReaderSettings(Settings):
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
         return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed",
                                         "split_swap_share", "corpus_swap_share"}) | {
-            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject",
-            "swaps": "half of them plausible: a relation of the same object (split) or entity types (corpora)"}
+            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
 
 
 def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSettings, threads: int | None = None) -> dict:

@@ -4,9 +4,7 @@ The training split teaches the benchmark's 30-odd relations; these teach the rea
 itself over about a hundred more, which is what a relation it never saw needs. What they add:
 - `evidence`: a Re-DocRED triple beside its evidence sentences (one or two), its entities named by any of
   their mentions (the subject's aliases are the document's other names for it), or a FewRel sentence (1);
-- `relation_swap`: the same pair under another relation that the annotators did not give it (0); half of
-  Re-DocRED's swaps take a relation annotated between entities of the same two types (a person's place of
-  birth for their place of death), which only the words of the sentence tell apart;
+- `relation_swap`: the same pair under another relation that the annotators did not give it (0);
 - `co_mention`: the triple with its object (or subject) replaced by another entity named in the same
   sentences that the annotators left unrelated to the other end (0): both names are shown and the
   relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
@@ -44,12 +42,6 @@ def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], r
     stated = {_key(d, r.head, r.predicate_id, r.tail) for d in documents for r in d.relations}
     counts = Counter(r.predicate_id for d in documents for r in d.relations)
     swaps = sorted(p for p, n in counts.items() if n >= MIN_SWAP_FACTS and p not in excluded and p in labels)
-    # The relations each (subject type, object type) is annotated with: a swap among them is plausible.
-    typed = defaultdict(set)
-    for d in documents:
-        for r in d.relations:
-            if r.predicate_id in swaps:
-                typed[(d.entities[r.head].type, d.entities[r.tail].type)].add(r.predicate_id)
     candidates = [(d, r) for d in documents for r in d.relations
                   if r.evidence and len(r.evidence) <= 2 and r.predicate_id in labels and r.predicate_id not in excluded]
     rng.shuffle(candidates)
@@ -63,8 +55,7 @@ def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], r
         pairs.append(ReaderPair(triple, text, document.title, 1.0, "evidence", "redocred"))
         if rng.random() < swap_share:
             given = {r.predicate_id for r in document.relations if (r.head, r.tail) == (relation.head, relation.tail)}
-            plausible = sorted(typed[(document.entities[relation.head].type, document.entities[relation.tail].type)])
-            pid = rng.choice(plausible if plausible and rng.random() < 0.5 else swaps)
+            pid = rng.choice(swaps)
             if (pid not in given and not any(synonyms(pid, p) for p in given)
                     and _key(document, relation.head, pid, relation.tail) not in stated):
                 pairs.append(ReaderPair(replace(triple, predicate=labels[pid], predicate_id=pid), text, document.title,

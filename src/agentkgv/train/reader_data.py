@@ -9,9 +9,7 @@ Each pair is (triple, passage, label): 1 when the passage states the triple. Wha
 - `other_object`: the false triple beside its positive's evidence, which states another object of the same
   predicate (0);
 - `relation_swap`: the same subject and object under another training relation, beside the sentence that
-  states the true one (0), so naming both is never enough. Half of the swaps (where one exists) take a
-  relation that has this object among its training facts (`Holst | place of death | London` becomes
-  `place of birth`), which only the words of the passage tell apart.
+  states the true one (0), so naming both is never enough.
 
 The triples are split by subject into the reader's training triples and held-out ones, on which the
 verdict's calibration and thresholds are chosen; no test-split triple, FactBench fact or test_unseen
@@ -91,10 +89,6 @@ def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Call
         facts[(e.triple.predicate_id, e.triple.predicate)] += e.label and e.triple.predicate_id is not None
     predicates = sorted(p for p, n in facts.items() if n >= min_swap_facts)
     known = {(label_key(e.triple.subject), e.triple.predicate_id, label_key(e.triple.object)) for e in train if e.label}
-    objects_of = defaultdict(set)  # the predicates each object is an object of, in the training facts
-    for e in train:
-        if e.label:
-            objects_of[label_key(e.triple.object)].add((e.triple.predicate_id, e.triple.predicate))
     pairs: list[ReaderPair] = []
     for start in range(0, len(train), batch):
         chunk = train[start:start + batch]
@@ -112,8 +106,7 @@ def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Call
                 if other is not None:
                     pairs.append(ReaderPair(t, other.text, other.title, 0.0, "retrieved"))
                 if shown and predicates and rng.random() < swap_share:
-                    plausible = sorted(objects_of[label_key(t.object)] & set(predicates))
-                    swap = _relation_swap(t, plausible if plausible and rng.random() < 0.5 else predicates, known, rng)
+                    swap = _relation_swap(t, predicates, known, rng)
                     if swap is not None:
                         pairs.append(ReaderPair(swap, shown[0].text, shown[0].title, 0.0, "relation_swap"))
             else:
