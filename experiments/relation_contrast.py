@@ -1,0 +1,101 @@
+"""Does scoring the best passage under other relations help the calibration? (BENCHMARKS.md, *The evidence reader*)
+
+Reads 2,000 held-out training triples (the calibration's own draw) to the full search budget with a reader,
+scores each triple's best passage again with its predicate replaced by each of `ALTERNATIVES`, and compares,
+two-fold on those triples (fit on one half, score the other), the shipped calibration's three features with
+and without the contrast (own score minus the best / the mean of the others) and a few more aggregates.
+
+    python experiments/relation_contrast.py [--reader FOLDER] [--triples 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+import numpy as np
+
+# The training split's relations and common Wikidata ones: relations the reader knows.
+ALTERNATIVES = ("languages spoken, written or signed", "headquarters location", "country of citizenship", "occupation",
+                "place of death", "place of birth", "instance of", "country of origin",
+                "located in the administrative territorial entity", "part of", "member of sports team",
+                "educated at", "author", "director", "performer", "spouse")
+
+
+def read_held_out(reader_dir, count: int) -> list[dict]:
+    from agentkgv import pipeline
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.data.benchmark import load_split
+    from agentkgv.paths import Workspace
+    from agentkgv.train.reader_data import held_out
+
+    ws = Workspace()
+    factbench = pipeline.reader_forbidden(ws)[1]
+    examples = pipeline.balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, 0.15) and
+                                         (pipeline.label_key(e.triple.subject), pipeline.label_key(e.triple.object))
+                                         not in factbench], count)
+    reader = CrossEncoderReader(reader_dir)
+    agent = ReadingAgent(pipeline.retriever_for(ws, pipeline.RetrieverConfig()), reader, None, pipeline.paraphrases(ws),
+                         ReadingConfig())
+    rows: list[dict] = []
+    for start in range(0, len(examples), 64):
+        readings = agent.run([e.as_labeled() for e in examples[start:start + 64]])
+        asks = []
+        for r in readings:
+            ranked = sorted(r.read.values(), key=lambda pair: -pair[1])
+            alternatives = [a for a in ALTERNATIVES if a != r.item.triple.predicate]
+            if ranked:
+                hit = ranked[0][0]
+                asks += [(replace(r.item.triple, predicate=a), hit.passage.text, hit.passage.title) for a in alternatives]
+            rows.append({"label": r.item.label, "features": r.evidence.features(), "scores": [s for _, s in ranked],
+                         "alternatives": len(alternatives) if ranked else 0})
+        scores = iter(reader.score(asks))
+        for row in rows[start:]:
+            row["others"] = [float(next(scores)) for _ in range(row.pop("alternatives"))]
+        print(f"{start + len(readings)} / {len(examples)} read", flush=True)
+    return rows
+
+
+def features(row: dict, kind: str) -> list[float]:
+    x = list(row["features"])
+    own = row["scores"][0] if row["scores"] else -10.0
+    others = np.array(row["others"] or [-10.0])
+    if "contrast" in kind:
+        x += [own - others.max(), own - others.mean()]
+    if "more" in kind:
+        x += [row["scores"][1] if len(row["scores"]) > 1 else -10.0, sum(s > 0 for s in row["scores"])]
+    return x
+
+
+def two_fold(rows: list[dict], kind: str) -> tuple[float, float]:
+    """Macro-F1 (threshold chosen on the fitting half) and AUC, averaged over the two halves; positives and
+    their hard negatives stay together."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    x, y = np.array([features(r, kind) for r in rows]), np.array([int(r["label"]) for r in rows])
+    results = []
+    for fold in range(2):
+        fit = (np.arange(len(y)) // 2) % 2 != fold
+        model = LogisticRegression(C=1e4, max_iter=2000).fit(x[fit], y[fit])
+        p = model.predict_proba(x[fit])[:, 1]
+        threshold = max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y[fit], p >= t, average="macro"))
+        q = model.predict_proba(x[~fit])[:, 1]
+        results.append((f1_score(y[~fit], q >= threshold, average="macro"), roc_auc_score(y[~fit], q)))
+    return tuple(np.mean(results, axis=0))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reader", default=None, help="reader folder (default: the shipped one)")
+    parser.add_argument("--triples", type=int, default=2000)
+    args = parser.parse_args()
+    rows = read_held_out(args.reader, args.triples)
+    for kind in ("calibration features", "+ contrast", "+ contrast + more"):
+        f1, auc = two_fold(rows, kind)
+        print(f"{kind:24} macro-F1 {f1:.4f}  AUC {auc:.4f}")
+
+
+if __name__ == "__main__":
+    main()
