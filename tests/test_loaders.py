@@ -237,6 +237,17 @@ def test_read_jsonl_triples(tmp_path):
     assert triples[0].triple.object == "Beverly Hills" and triples[1].triple.predicate_id == "P20"
 
 
+def test_benchmark_and_verdict_records_are_triples_files_too(tmp_path):
+    """A benchmark split's record and a verdict line nest the triple; the verdict's gold is the label."""
+    triple = {"subject": "Billy Wilder", "predicate": "place of death", "object": "Beverly Hills",
+              "predicate_id": "P20", "object_aliases": ["Beverly Hills, California"], "rdf": None}
+    path = _write(tmp_path, "mixed.jsonl", json.dumps({"id": "b1", "triple": triple, "label": False, "split": "test"})
+                  + "\n" + json.dumps({"id": "v1", "triple": triple, "verdict": True, "gold": True}) + "\n")
+    first, second = read_triples(path)
+    assert (first.id, first.label, second.id, second.label) == ("b1", False, "v1", True)
+    assert first.triple.predicate_id == "P20" and first.triple.object_aliases == ("Beverly Hills, California",)
+
+
 @pytest.mark.parametrize(
     "name, text", [("g.csv", "subject,predicate,object,label\n"), ("g.tsv", "s\tp\to\tlabel\n")]
 )

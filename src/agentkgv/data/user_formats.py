@@ -2,7 +2,9 @@
 
 Tabular rows name their columns `subject`/`predicate`/`object` (or `s`/`p`/`o`), with optional `id`,
 `label` (true/false/1/0), `predicate_id`, `subject_id`, `object_id`, and `subject_aliases` /
-`object_aliases` (a JSON list, or names joined by `|` in a table cell). RDF terms are read as the verifier
+`object_aliases` (a JSON list, or names joined by `|` in a table cell). A JSON line may instead nest those
+fields under `triple`, as the benchmark's splits and `verify`'s own output do (whose `gold` is then the
+label), so either file can be verified again. RDF terms are read as the verifier
 reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its `rdfs:label`
 if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`), and its
 `skos:altLabel`s are its aliases.
@@ -110,6 +112,9 @@ def local_name(iri: str) -> str:
 
 def _read_jsonl(path: Path, on_error: Callable[[DataError], None] | None) -> Iterator[tuple[int, dict]]:
     for line, record in read_jsonl(path, on_error):
+        if isinstance(record, dict) and isinstance(record.get("triple"), dict):
+            yield line, {**record["triple"], "id": record.get("id"), "label": record.get("label", record.get("gold"))}
+            continue
         if isinstance(record, dict):
             yield line, record
             continue
