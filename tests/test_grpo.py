@@ -248,16 +248,18 @@ def test_configs_load(name):
     assert settings.triples_per_step % 2 == 0  # whole (positive, hard negative) pairs per step
 
 
-def test_settings_written_before_the_run_table_load_as_the_same_settings(tmp_path):
+def test_the_agent_is_set_in_the_run_table_and_a_top_level_model_is_refused(tmp_path):
+    from agentkgv.data.errors import DataError
     from agentkgv.train.grpo import GRPOSettings
 
-    old = tmp_path / "old.toml"
-    old.write_text('model = "smollm2"\ndtype = "float32"\nsft_adapter = "a/adapter"\nmax_turns = 4\ntop_k = 3\nsteps = 7\n')
     new = tmp_path / "new.toml"
     new.write_text('steps = 7\n[run.llm]\nmodel = "smollm2"\ndtype = "float32"\nadapter = "a/adapter"\n'
                    '[run.agent]\nmax_turns = 4\ntop_k = 3\n')
-    assert GRPOSettings.load(old) == GRPOSettings.load(new)
     assert GRPOSettings.load(new).run.agent.max_turns == 4
+    old = tmp_path / "old.toml"
+    old.write_text('model = "smollm2"\nsteps = 7\n')
+    with pytest.raises(DataError, match="model"):
+        GRPOSettings.load(old)
 
 
 def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_llm, small_passages, data, tmp_path):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pydantic import Field
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
-from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
+from agentkgv.agent.base import RULE, EvidenceRef, Trajectory, Turn, Verdict
 from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.agent.policy import LLMPolicy, Policy
 from agentkgv.agent.prompts import action_schema, action_text, agent_state, reader_view
@@ -80,19 +80,6 @@ class AgentConfig(Settings):
     def teaching(self) -> bool:
         """Whether the model's view differs from the student's, so the student's must be recorded too."""
         return self.teacher_prompt or self.gold_hint
-
-
-@dataclass
-class Trajectory(Tally):
-    """One triple's run so far: the state the next turn is built from, and the record of every turn."""
-
-    item: LabeledTriple
-    paraphrases: list[str]
-    summary: str | None = None
-    last_query: str | None = None
-    last_hits: list[Hit] = field(default_factory=list)
-    cited: list[Hit] = field(default_factory=list)
-    turns: list[Turn] = field(default_factory=list)
 
 
 class AgentKGV:

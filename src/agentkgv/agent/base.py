@@ -8,6 +8,7 @@ from typing import Protocol
 from agentkgv.agent.actions import Action
 from agentkgv.agent.calibration import Evidence
 from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.retrieval.base import Hit
 
 
 @dataclass(slots=True)
@@ -154,3 +155,16 @@ class WithoutTrajectories:
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         return [replace(verdict, trajectory=[]) for verdict in self.verifier.verify(items)]
+
+
+@dataclass
+class Trajectory(Tally):
+    """One triple's run so far: the state the next turn is built from, and the record of every turn."""
+
+    item: LabeledTriple
+    paraphrases: list[str]
+    summary: str | None = None
+    last_query: str | None = None
+    last_hits: list[Hit] = field(default_factory=list)
+    cited: list[Hit] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)

@@ -8,12 +8,10 @@ are made of are exactly the ones the agent builds at inference.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from agentkgv.agent.base import Trajectory
 from agentkgv.llm.base import LLM, Completion, GenerationConfig, Prompt
-
-if TYPE_CHECKING:
-    from agentkgv.agent.agentkgv import Trajectory
 
 
 class Policy(Protocol):

@@ -63,10 +63,6 @@ REFERENCE = "ref"
 LOG_FILE = "grpo_log.jsonl"
 PLOT_FILE = "grpo.png"
 OPTIMIZER_FILE = "optimizer.pt"
-# Settings files written before GRPO took a run config named these at the top level; they mean the same
-# setting of the [run] table.
-LEGACY_KEYS = {"model": ("llm", "model"), "dtype": ("llm", "dtype"), "sft_adapter": ("llm", "adapter"),
-               "max_turns": ("agent", "max_turns"), "top_k": ("agent", "top_k")}
 
 
 class GRPOSettings(LoRASettings):
@@ -91,22 +87,6 @@ class GRPOSettings(LoRASettings):
     gradient_checkpointing: bool = False
     save_steps: int = Field(5, ge=1)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_keys(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not LEGACY_KEYS.keys() & data.keys():
-            return data
-        data = dict(data)
-        run = dict(data.get("run") or {})
-        for key, (section, field) in LEGACY_KEYS.items():
-            if key in data:
-                part = dict(run.get(section) or {})
-                if field in part:
-                    raise ValueError(f"{key} is set twice: at the top level and as run.{section}.{field}")
-                part[field] = data.pop(key)
-                run[section] = part
-        return {**data, "run": run}
-
     @field_validator("run", mode="before")
     @classmethod
     def _llm_judges(cls, run: Any) -> Any:
@@ -122,7 +102,7 @@ class GRPOSettings(LoRASettings):
 
 
 @dataclass
-class Policy:
+class TrainedPolicy:
     """The trained LoRA ("default") on the base model, and how to score the reference: the frozen "ref"
     adapter, or None for adapters disabled."""
 
@@ -136,7 +116,7 @@ class Policy:
         return [p for name, p in self.model.named_parameters() if "lora_" in name and f".{TRAINED}." in name]
 
 
-def load_policy(settings: GRPOSettings, start: Path | None = None) -> Policy:
+def load_policy(settings: GRPOSettings, start: Path | None = None) -> TrainedPolicy:
     """The base model with the trained adapter from `start` (a checkpoint), else the SFT adapter, else a
     fresh LoRA; the SFT adapter is also loaded, frozen, as the reference."""
     import torch
@@ -166,7 +146,7 @@ def load_policy(settings: GRPOSettings, start: Path | None = None) -> Policy:
     if sft_adapter is not None:
         model.load_adapter(str(sft_adapter), adapter_name=REFERENCE, is_trainable=False)
         reference = REFERENCE
-    return Policy(model, tokenizer, reference)
+    return TrainedPolicy(model, tokenizer, reference)
 
 
 def step_items(items: list[LabeledTriple], step: int, size: int) -> list[LabeledTriple]:
@@ -272,7 +252,7 @@ def completion_logps(model: PeftModel, batch: Batch, temperature: float) -> torc
     return selective_log_softmax(logits[:, :-1], batch.completion_ids, temperature)
 
 
-def update(policy: Policy, optimizer: torch.optim.Optimizer, rows: list[Row],
+def update(policy: TrainedPolicy, optimizer: torch.optim.Optimizer, rows: list[Row],
            settings: GRPOSettings) -> dict[str, float]:
     """`updates_per_batch` optimizer steps on one batch of rows; returns loss, KL and clip fraction, each
     averaged over those steps."""
@@ -305,7 +285,7 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, rows: list[Row],
     return {key: value / settings.updates_per_batch for key, value in totals.items()}
 
 
-def save_checkpoint(policy: Policy, optimizer: torch.optim.Optimizer, run_dir: Path, step: int) -> None:
+def save_checkpoint(policy: TrainedPolicy, optimizer: torch.optim.Optimizer, run_dir: Path, step: int) -> None:
     """adapter + optimizer state, the step in the folder name; written aside and renamed, so a crash while
     saving never leaves a broken last checkpoint. Only the newest is kept."""
     import torch

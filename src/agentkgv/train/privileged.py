@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agentkgv.agent.agentkgv import Trajectory
+from agentkgv.agent.base import Trajectory
 from agentkgv.agent.combinations import compose_query
 from agentkgv.agent.lexical import mentions_any
 from agentkgv.agent.prompts import action_text, reader_view
