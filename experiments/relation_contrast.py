@@ -24,6 +24,10 @@ ALTERNATIVES = ("languages spoken, written or signed", "headquarters location", 
 
 def read_held_out(reader_dir, count: int) -> list[dict]:
     from agentkgv import pipeline
+    from agentkgv.data.text import label_key
+    from agentkgv.eval.subsets import balanced_subset
+    from agentkgv.retrieval.factory import RetrieverConfig
+    from agentkgv.training import reader_forbidden
     from agentkgv.agent.reader import CrossEncoderReader
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.data.benchmark import load_split
@@ -31,12 +35,12 @@ def read_held_out(reader_dir, count: int) -> list[dict]:
     from agentkgv.train.reader_data import held_out
 
     ws = Workspace()
-    factbench = pipeline.reader_forbidden(ws)[1]
-    examples = pipeline.balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, 0.15) and
-                                         (pipeline.label_key(e.triple.subject), pipeline.label_key(e.triple.object))
+    factbench = reader_forbidden(ws)[1]
+    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, 0.15) and
+                                         (label_key(e.triple.subject), label_key(e.triple.object))
                                          not in factbench], count)
     reader = CrossEncoderReader(reader_dir)
-    agent = ReadingAgent(pipeline.retriever_for(ws, pipeline.RetrieverConfig()), reader, None, pipeline.paraphrases(ws),
+    agent = ReadingAgent(pipeline.retriever_for(ws, RetrieverConfig()), reader, None, pipeline.paraphrases(ws),
                          ReadingConfig())
     rows: list[dict] = []
     for start in range(0, len(examples), 64):

@@ -12,7 +12,6 @@ the full splits and rows run with `--limit` are compared on the same triples. A 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from agentkgv.eval.report import markdown_table, summarize
 from agentkgv.eval.runner import load_run

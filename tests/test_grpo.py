@@ -277,7 +277,7 @@ def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_l
                     '[run.agent]\nmax_turns = 3\ntop_k = 2\nmax_passage_words = 30\ntrue_needs_evidence = false\n')
     settings = GRPOSettings.load(path)
     [evaluated] = pipeline.method_verifiers(ws, [settings.run], [tiny_llm])
-    # What pipeline.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
+    # What training.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
     rolled = rollout_verifier(tiny_llm, pipeline.retriever_for(ws, settings.run.retriever), pipeline.paraphrases(ws),
                               settings, step=2)
     assert type(rolled) is type(evaluated) and type(rolled.summarizer) is type(evaluated.summarizer)

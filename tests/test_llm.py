@@ -4,7 +4,6 @@ schema-valid JSON does so because decoding was constrained."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv import graphs, learning, pipeline
+from agentkgv import benchmarks, graphs, learning, pipeline, training
 from agentkgv.cli_options import (AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt,
                                   EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ReaderOpt, ModelOpt, OnErrorMode, OnErrorOpt,
                                   OverlapOpt, RayOpt, RetrieverOpt, RunConfigOpt, StopPolicyOpt, SummarizerOpt, TrainRunOpt,
@@ -114,7 +114,7 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
                             out: Annotated[Optional[Path], typer.Option(help="Write the table as Markdown here.")] = None,
                             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Recall@k of the gold evidence for each query form, per retriever and test split."""
-    show_recall(pipeline.bench_retrieval(Workspace(data_dir, cache_dir), retrievers, embedding_model, k, HOOKS), k, out)
+    show_recall(benchmarks.bench_retrieval(Workspace(data_dir, cache_dir), retrievers, embedding_model, k, HOOKS), k, out)
 
 
 @app.command("eval", rich_help_panel=BENCH)
@@ -296,7 +296,7 @@ def bench_throughput_command(count: Annotated[int, typer.Option(help="Triples pe
     --base-model). With --ray, each batch size is per actor."""
     run = RunConfig.load(config).with_options(method=method, retriever=retriever, judge=judge)
     run = run if base_model else run.with_trained_adapter()
-    rows = pipeline.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
+    rows = benchmarks.bench_throughput(Workspace(data_dir, cache_dir), run, split, count, batch_sizes,
                                      ray_options(ray, address, workers), HOOKS)
     backbone = ("evidence reader" if run.uses_reader else f"{run.llm.backend}:{run.llm.model}" if run.needs_llm
                 else "no model")
@@ -343,7 +343,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
     plan = TeacherConfig(triples=triples, samples=samples, temperature=temperature, seed=seed, gold_hint=gold_hint,
                          min_searches=min_searches, table_queries=table_queries, max_searches=max_searches)
     ws = Workspace(data_dir, cache_dir)
-    rows = pipeline.teacher(ws, run, plan, policy, run_name, batch_size, HOOKS)
+    rows = training.teacher(ws, run, plan, policy, run_name, batch_size, HOOKS)
     show(f"Teacher trajectories ({policy}) -> {ws.training / run_name}", TeacherSample, rows)
 
 
@@ -355,7 +355,7 @@ def sft_data_command(run_name: TrainRunOpt = "sft",
     if turns not in TURNS_TAKEN:
         raise typer.BadParameter(f"--turns must be one of {', '.join(TURNS_TAKEN)}")
     ws = Workspace(data_dir, cache_dir)
-    show_sft_data(*pipeline.sft_data(ws, run_name, turns), ws.training / run_name / SFT_FILE)
+    show_sft_data(*training.sft_data(ws, run_name, turns), ws.training / run_name / SFT_FILE)
 
 
 @app.command(rich_help_panel=TRAIN)
@@ -363,7 +363,7 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
         threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
         run_name: TrainRunOpt = "sft", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Stage-1 training: LoRA SFT with TRL on the pairs from `sft-data`; resumes from its last checkpoint."""
-    show_sft_run(pipeline.sft(Workspace(data_dir, cache_dir), run_name, settings_path, threads))
+    show_sft_run(training.sft(Workspace(data_dir, cache_dir), run_name, settings_path, threads))
 
 
 @app.command("train-reader", rich_help_panel=TRAIN)
@@ -374,7 +374,7 @@ def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("
     the cross-encoder (resumes from its last checkpoint), and calibrate its verdicts on held-out training
     triples."""
     ws = Workspace(data_dir, cache_dir)
-    record = pipeline.train_reader(ws, run_name, settings_path, threads, HOOKS)
+    record = training.train_reader(ws, run_name, settings_path, threads, HOOKS)
     console.print_json(data={k: v for k, v in record.items() if k != "settings"})
 
 
@@ -385,7 +385,7 @@ def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.O
     """Train when the reading agent stops searching, in two stages on this CPU: clone the settled rule,
     then GRPO with a penalty per search after the first. Use it with --stop-policy <run>/stop_policy.json."""
     ws = Workspace(data_dir, cache_dir)
-    record = pipeline.train_search_policy(ws, run_name, settings_path, reader, HOOKS)
+    record = training.train_search_policy(ws, run_name, settings_path, reader, HOOKS)
     print_table(f"Search policy on {record['measured_on']} held-out training triples -> {ws.training / run_name}",
                 ["Policy", "Macro-F1", "Searches / triple"],
                 [[name, f"{r['macro_f1']:.3f}", f"{r['searches']:.2f}"] for name, r in record["held_out"].items()])
@@ -399,4 +399,4 @@ def grpo(settings_path: Annotated[Optional[Path], typer.Option("--settings", hel
     """Stage-2 training: trajectory-level GRPO from the SFT adapter, rewarding correct verdicts reached with
     fewer searches; the rollouts run the settings' run table; resumes from its last checkpoint."""
     ws = Workspace(data_dir, cache_dir)
-    show_grpo_run(pipeline.grpo(ws, run_name, settings_path, retriever, threads, HOOKS), ws.training / run_name)
+    show_grpo_run(training.grpo(ws, run_name, settings_path, retriever, threads, HOOKS), ws.training / run_name)

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv import graphs, learning, pipeline
+from agentkgv import benchmarks, graphs, learning, pipeline
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
 from agentkgv.display import HOOKS, console, print_table, show
@@ -28,7 +28,7 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
                              config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """The LLM and extractive summarizers on the same retrieval results: cost and fact retention."""
     run = RunConfig.load(config).with_options(retriever=retriever)
-    requests, rows = pipeline.bench_summarizer(Workspace(data_dir, cache_dir), run, split, count, HOOKS)
+    requests, rows = benchmarks.bench_summarizer(Workspace(data_dir, cache_dir), run, split, count, HOOKS)
     show(f"Summarizers on {requests} first-turn results holding the gold evidence ({split})", SummaryRow, rows)
 
 
@@ -42,7 +42,7 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
                          run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "poison",
                          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the index."""
-    headers, rows = pipeline.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
+    headers, rows = benchmarks.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
                                           limit, variants, index_name, batch_size, run_name, HOOKS)
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
 
@@ -53,7 +53,7 @@ def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run
                              data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """How far each logged run's confidence can be trusted (ECE, the share sent to review, accuracy on the
     rest) and FactBench-docs accuracy per kind of false fact; writes a reliability diagram."""
-    report = pipeline.bench_confidence(Workspace(data_dir, cache_dir), run_names, review_below)
+    report = benchmarks.bench_confidence(Workspace(data_dir, cache_dir), run_names, review_below)
     show("Confidence: expected calibration error of P(true), and review at confidence < "
          f"{review_below}", ConfidenceRow, report.rows)
     if report.kinds:

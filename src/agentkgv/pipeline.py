@@ -1,5 +1,7 @@
 """What a command needs, built from a run config and a workspace: the benchmark, corpus and indexes (built
-on first use), the retriever, the model and the verifier, and the loops of each command put together.
+on first use), the retriever, the model and the verifier; and the loops of the verification commands (eval,
+demo, verify, check, index). The benchmark commands' loops are in `benchmarks.py`, the training commands' in
+`training.py`, the graph and review commands' in `graphs.py` and `learning.py`.
 
 The layer between the library and the command line: `cli.py` parses options into a `RunConfig` and prints
 what these functions return; progress reaches it through `Hooks`, so tests and other callers run the same
@@ -9,12 +11,11 @@ code silently.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -24,41 +25,33 @@ from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
-                                     load_split, triple_key)
+                                     load_split)
 from agentkgv.data.corpus import CorpusConfig, build_corpus, load_corpus
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import DOCS_SPLIT
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example, LabeledTriple, Triple
-from agentkgv.data.text import label_key
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate
-from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
-                                  retrieved_share, run_attack)
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
-from agentkgv.eval.report import ResultRow, markdown_table, save_report
-from agentkgv.eval.retrieval_bench import RecallRow, recall_at_k
+from agentkgv.eval.report import ResultRow, save_report
 from agentkgv.eval.runner import Bar, no_bar, run_verifier
 from agentkgv.eval.subsets import balanced_subset
-from agentkgv.eval.summary_bench import SummaryRow
-from agentkgv.eval.throughput import ThroughputRow, measure_throughput
 from agentkgv.llm.base import LLM
 from agentkgv.llm.embedded import adapter_fingerprint, resolve_adapter
 from agentkgv.llm.factory import build_llm
 from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
-from agentkgv.retrieval.factory import RetrieverConfig, bm25_dir, build_retriever, load_retriever
+from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
 from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index, set_trust
 from agentkgv.retrieval.user_index import index_dir as document_index_dir
-from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
-from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
 
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
 EVAL_SPLITS = (*TEST_SPLITS, DOCS_SPLIT)
 # Triples per batch for eval, verify and the demo: where the shipped agent's throughput on two cores levels
-# off (0.40 triples/s at 8, 0.60 at 32, no more at 64; BENCHMARKS.md, Session 10). It is also the most
+# off (0.40 triples/s at 8, 0.60 at 32, no more at 64; BENCHMARKS.md, *Throughput of AgentKGV*). It is also the most
 # triples whose work a crash can lose, since each batch is written when it completes.
 BATCH_SIZE = 32
 Status = Callable[[str], AbstractContextManager[Callable[[str], None]]]
@@ -366,302 +359,3 @@ def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str |
     if report is None:
         raise DataError(folder, "nothing to do: name documents to index, or sources to --trust or --distrust")
     return report
-
-
-def bench_retrieval(ws: Workspace, kinds: list[str], embedding_model: str | None = None, k: int = 5,
-                    hooks: Hooks = SILENT) -> list[RecallRow]:
-    ensure_benchmark(ws, hooks)
-    table = paraphrases(ws)
-    rows = []
-    for kind in kinds:
-        config = RunConfig().with_options(retriever=kind, embedding_model=embedding_model).retriever
-        retriever = retriever_for(ws, config, hooks)
-        for split in TEST_SPLITS:
-            rows += recall_at_k(retriever, kind, split, load_split(ws.benchmark, split), table, k)
-    return rows
-
-
-def bench_summarizer(ws: Workspace, run: RunConfig, split: str, count: int,
-                     hooks: Hooks = SILENT) -> tuple[int, list[SummaryRow]]:
-    """(requests, one row per summarizer): both summarizers on the same first-turn retrieval results."""
-    from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer
-    from agentkgv.eval.summary_bench import compare, summary_requests
-
-    ensure_benchmark(ws, hooks)
-    requests = summary_requests(split_examples(ws, split, 2 * count), retriever_for(ws, run.retriever, hooks),
-                                paraphrases(ws))
-    # A cost measurement: every summary must really be generated.
-    llm = build_llm(run.llm.model_copy(update={"cache": False}))
-    return len(requests), [compare(ExtractiveSummarizer(), requests), compare(LLMSummarizer(llm), requests)]
-
-
-def bench_throughput(ws: Workspace, run: RunConfig, split: str, count: int, batch_sizes: list[int],
-                     ray: RayOptions | None = None, hooks: Hooks = SILENT) -> list[ThroughputRow]:
-    """With the LLM cache off, so every call is real; with `ray`, each batch size is per actor."""
-    ensure_benchmark(ws, hooks)
-    items = [e.as_labeled() for e in split_examples(ws, split, count)]
-    with open_verifier(ws, run.with_options(cache=False), ray, hooks) as opened:
-        return measure_throughput(opened.verifier, items, batch_sizes, opened.parallel)
-
-
-def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, run_name: str,
-            batch_size: int = 16, hooks: Hooks = SILENT) -> list[TeacherSample]:
-    """Stage-1 trajectories of the run's agent, acted by the teacher, under <cache>/train/<run_name>."""
-    ensure_benchmark(ws, hooks)
-    llm = build_llm(run.llm) if policy == "llm" else None
-    return run_teacher(run, plan, policy, load_split(ws.benchmark, "train"), retriever_for(ws, run.retriever, hooks),
-                       paraphrases(ws), llm, ws.training / run_name, batch_size, hooks.bar)
-
-
-def sft_data(ws: Workspace, run_name: str, turns: str) -> tuple[list[SFTExample], SFTDataStats]:
-    """(pairs, stats) of a teacher run, written beside it; test triples and unseen predicates are refused."""
-    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
-    return sft_data_from_run(ws.training / run_name, tests, set(BenchmarkConfig.load().regimes.unseen), turns)
-
-
-def sft(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None) -> dict:
-    from agentkgv.train.sft import SFTSettings, train_sft
-    from agentkgv.train.sft_data import SFT_FILE
-
-    run_dir = ws.training / run_name
-    dataset = run_dir / SFT_FILE
-    if not dataset.exists():
-        raise DataError(dataset, "missing; run `agentkgv teacher` and `agentkgv sft-data` first")
-    return train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads)
-
-
-def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: str | None = None,
-         threads: int | None = None, hooks: Hooks = SILENT) -> dict:
-    """Stage 2 on training triples drawn as the teacher draws them, rollouts built from the settings' run."""
-    from agentkgv.train.grpo import GRPOSettings, train_grpo
-    from agentkgv.train.teacher import training_draw
-
-    ensure_benchmark(ws, hooks)
-    settings = GRPOSettings.load(settings_path)
-    settings = settings.model_copy(update={"run": settings.run.with_options(retriever=retriever)})
-    examples = training_draw(load_split(ws.benchmark, "train"), settings.steps * settings.triples_per_step,
-                             settings.seed)
-    return train_grpo([e.as_labeled() for e in examples], retriever_for(ws, settings.run.retriever, hooks),
-                      paraphrases(ws), ws.training / run_name, settings, threads)
-
-
-def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str], limit: int,
-                 variants: list[str], index_name: str, batch_size: int = 8, run_name: str = "poison",
-                 hooks: Hooks = SILENT) -> tuple[list[str], list[list[str]]]:
-    """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the BM25 index
-    (eval/poison.py); the table's (headers, rows), also written as Markdown beside the run logs."""
-    unknown = (set(variants) - set(VARIANTS)) | (set(splits) - set(TEST_SPLITS))
-    if unknown:
-        raise DataError("command line", f"variants are among {', '.join(VARIANTS)} and splits among "
-                                        f"{', '.join(TEST_SPLITS)}, not {', '.join(sorted(unknown))}")
-    ensure_benchmark(ws, hooks)
-    # Both test splits are poisoned whichever run, so one poisoned index serves every split choice.
-    examples = {split: split_examples(ws, split, limit) for split in TEST_SPLITS}
-    predicates = load_predicates(ws.data)
-    poisons = make_poisons([e for split in TEST_SPLITS for e in examples[split]], predicates)
-    clean = retriever_for(ws, RetrieverConfig(), hooks)
-    with hooks.status(f"indexing the corpus with {len(poisons)} poison passages -> {ws.indexes / index_name}"):
-        retrievers = {False: clean, True: build_poisoned_index(bm25_dir(ws.indexes), poisons, ws.indexes / index_name)}
-    every = [e for split in splits for e in examples[split]]
-    hooks.note(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
-    table, rows = paraphrase_table(predicates), []
-    configs = method_runs(run, methods, trained=True)
-    for method, config, llm in zip(methods, configs, shared_llms(configs)):
-
-        def make(retriever: Retriever, guard: bool, config: RunConfig = config,
-                 llm: LLM | None = llm) -> tuple[Verifier, dict]:
-            chosen = config.model_copy(update={"evidence_guard": guard})
-            return build_verifier(chosen, retriever, table, llm), chosen.identity(llm.name if llm else None)
-
-        items = {split: [e.as_labeled() for e in examples[split]] for split in splits}
-        with hooks.bar(f"{method} under poisoned evidence", sum(map(len, items.values())) * (1 + len(variants))) as advance:
-            rows += run_attack(method, make, retrievers, items, {p.example_id: p.kind for p in poisons},
-                               ws.runs / run_name, variants, poison_digest(poisons), batch_size, advance)
-    headers, cells = attack_table(rows)
-    (ws.runs / run_name / f"poison-{'-'.join(methods)}.md").write_text(markdown_table(headers, cells))
-    return headers, cells
-
-
-def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) -> list:
-    """The reader's training pairs (the training split less its held-out subjects, then Re-DocRED and FewRel),
-    built once into `run_dir` and rebuilt when the settings that shape them change."""
-    import random
-
-    from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
-    from agentkgv.train.reader_data import (INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out,
-                                           held_out_name)
-
-    path, pinned = run_dir / "pairs.jsonl", run_dir / "pairs.settings.json"
-    shape = settings.pair_settings()
-    if path.exists() and pinned.exists() and json.loads(pinned.read_text()) == shape:
-        pairs = [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
-        check_reader_pairs(pairs, *reader_forbidden(ws))  # the benchmark may have been rebuilt since
-        return pairs
-    ensure_benchmark(ws, hooks)
-    retriever = retriever_for(ws, RetrieverConfig(), hooks)
-    forbidden = reader_forbidden(ws)
-    # The training split shares a few facts with FactBench (Nasser died in Cairo): they are left out.
-    train = [e for e in load_split(ws.benchmark, "train") if not held_out(e, settings.held_out_share)
-             and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
-    with hooks.bar("building reader pairs", len(train)) as advance:
-        pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, settings.split_swap_share,
-                                   progress=advance)
-    # The corpora must not undo the benchmark's regimes: no unseen relation (nor its inverse), and no
-    # long-tail one, which training sees only `long_tail_train_cap` times.
-    regimes = BenchmarkConfig.load().regimes
-    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
-    labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
-    rng = random.Random(settings.seed)
-    corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share)
-               + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation, settings.corpus_swap_share))
-    # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
-    # (by any of its names, in either order) is dropped, as is one about a held-out subject.
-    tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS
-             for e in load_split(ws.benchmark, split)}
-    taken = forbidden[1] | tests
-
-    def clean(pair) -> bool:
-        t = pair.triple
-        names = [(label_key(a), label_key(b)) for a in t.subject_names for b in t.object_names]
-        return (not any(n in taken or n[::-1] in taken for n in names)
-                and not any(held_out_name(a, settings.held_out_share) for a in t.subject_names))
-
-    pairs += [p for p in corpora if clean(p)]
-    rng.shuffle(pairs)
-    check_reader_pairs(pairs, *forbidden)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_jsonl(path, (p.to_json() for p in pairs))
-    pinned.write_text(json.dumps(shape))
-    return pairs
-
-
-def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
-    """What the reader may never train on: the test splits' triples, every FactBench fact's (subject,
-    object) pair, and the test_unseen relations."""
-    from agentkgv.data.factbench import iter_factbench
-
-    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
-    facts = {(label_key(t.triple.subject), label_key(t.triple.object)) for t in iter_factbench(ws.data)}
-    return ({triple_key(e.triple) for e in tests}, facts, set(BenchmarkConfig.load().regimes.unseen))
-
-
-def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None,
-                 hooks: Hooks = SILENT) -> dict:
-    """Build the pairs (once), then train the reader under <cache>/train/<run_name>; resumes its checkpoints."""
-    from agentkgv.train.reader import ReaderSettings
-    from agentkgv.train.reader import train_reader as train
-
-    settings = ReaderSettings.load(settings_path)
-    run_dir = ws.training / run_name
-    pairs = reader_pairs(ws, run_dir, settings, hooks)
-    record = train(pairs, run_dir, settings, threads)
-    calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
-    return record | {"calibration": calibration.model_dump()}
-
-
-def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: int, hooks: Hooks = SILENT):
-    """Read the held-out training triples (a fixed balanced draw of `count`) to the full search budget with
-    the reader in `folder`, fit its calibration and write it beside the reader."""
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-    from agentkgv.data.jsonl import write_jsonl
-    from agentkgv.train.calibrate import fit_calibration
-    from agentkgv.train.reader_data import held_out
-
-    factbench = reader_forbidden(ws)[1]
-    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
-                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
-    agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
-                         ReadingConfig())
-    evidence: list[Evidence] = []
-    with hooks.bar("reading held-out training triples", len(examples)) as advance:
-        for start in range(0, len(examples), 64):
-            chunk = [e.as_labeled() for e in examples[start:start + 64]]
-            evidence += [r.evidence for r in agent.run(chunk)]
-            advance(len(chunk))
-    write_jsonl(folder.parent / "held_out_evidence.jsonl",
-                ({"id": e.id, "label": e.label, **asdict(v)} for e, v in zip(examples, evidence)))
-    calibration = fit_calibration(evidence, [e.label for e in examples])
-    calibration.save(folder)
-    return calibration
-
-
-def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None, reader: Path | None = None,
-                        hooks: Hooks = SILENT) -> dict:
-    """Read held-out training triples to the full budget once (the episodes, cached), then train the
-    reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.calibration import Calibration
-    from agentkgv.agent.reader import CrossEncoderReader, ReaderCard, reader_folder
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-    from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.reader import ReaderSettings
-    from agentkgv.train.reader_data import held_out
-    from agentkgv.train.search_policy import Episode, SearchPolicySettings
-    from agentkgv.train.search_policy import train_search_policy as train
-
-    settings = SearchPolicySettings.load(settings_path)
-    run_dir, folder = ws.training / run_name, reader_folder(reader)
-    calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
-    path = run_dir / "episodes.jsonl"
-    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches}
-    if not (path.exists() and (run_dir / "episodes.settings.json").exists()
-            and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
-        ensure_benchmark(ws, hooks)
-        factbench = reader_forbidden(ws)[1]
-        # The reader's held-out subjects: never in its training pairs (the calibration was fitted on them too).
-        # The share the reader was trained with (its card records its settings), else the default.
-        share = ReaderCard.read(folder).training.get("settings", {}).get("held_out_share", ReaderSettings().held_out_share)
-        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, share)
-                                    and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
-                                   settings.triples)
-        agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
-                             paraphrases(ws), config)
-        episodes = []
-        with hooks.bar("reading held-out training triples to the full budget", len(examples)) as advance:
-            for start in range(0, len(examples), 64):
-                chunk = examples[start:start + 64]
-                episodes += [Episode(tuple(r.history), bool(e.label), config.max_searches)
-                             for e, r in zip(chunk, agent.run([e.as_labeled() for e in chunk]))]
-                advance(len(chunk))
-        run_dir.mkdir(parents=True, exist_ok=True)
-        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget}
-                           for e in episodes))
-        (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
-    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"]) for _, r in read_jsonl(path)]
-    return train(episodes, calibration, run_dir, settings, pinned["reader"])
-
-
-@dataclass
-class ConfidenceReport:
-    rows: list
-    kinds: list
-    plot: Path
-
-
-def bench_confidence(ws: Workspace, run_names: list[str], review_below: float) -> ConfidenceReport:
-    """Calibration, review share and FactBench per-kind accuracy of every entrant logged in these eval runs."""
-    from agentkgv.eval.confidence import confidence_row, kind_rows, plot_reliability
-    from agentkgv.eval.runner import load_run
-
-    rows, kinds, curves = [], [], {}
-    for run_name in run_names:
-        logs = sorted((ws.runs / run_name).glob("*.jsonl"))
-        if not logs:
-            raise DataError(ws.runs / run_name, "no eval run logs here: run `agentkgv eval --run-name` first")
-        for log in logs:
-            method, _, split = log.stem.rpartition(".")
-            if split not in EVAL_SPLITS:
-                continue
-            # Two runs of one method (two readers) stay apart in the tables and the diagram.
-            entrant = method if len(run_names) == 1 else f"{method} ({run_name})"
-            verdicts = list(load_run(log).values())
-            rows.append(confidence_row(entrant, split, verdicts, review_below))
-            curves[f"{entrant} · {split}"] = verdicts
-            if split == DOCS_SPLIT:
-                kinds += kind_rows(entrant, verdicts)
-    plot = ws.runs / run_names[0] / "reliability.png"
-    plot_reliability(curves, plot)
-    return ConfidenceReport(rows, kinds, plot)

@@ -10,7 +10,6 @@ run is a pure function of (triple, config, models) and can be shipped to a distr
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from pydantic import Field
 
@@ -23,7 +22,7 @@ from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
 from agentkgv.llm.base import LLM, GenerationConfig
-from agentkgv.retrieval.base import Hit, Retriever
+from agentkgv.retrieval.base import Retriever
 
 
 UNFOUNDED_REASON = "No shown passage names both the subject and the object."

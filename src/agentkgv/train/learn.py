@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agentkgv.agent.base import Verdict
-from agentkgv.agent.calibration import CALIBRATION_FILE, Calibration, Outcome
+from agentkgv.agent.calibration import Calibration, Outcome
 from agentkgv.agent.reader import CARD_FILE, WEIGHTS_FILE
 from agentkgv.data.errors import DataError
 from agentkgv.eval.metrics import score

@@ -1,0 +1,217 @@
+"""The training commands' loops: the LLM agent's two stages (teacher trajectories, SFT data, SFT, GRPO) and
+the evidence reader's (its pairs, training, calibration on held-out training triples, the stop policy).
+Each builds what it needs through `pipeline` and writes under <cache>/train/<run name>."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from agentkgv.agent.reader import reader_fingerprint
+from agentkgv.agent.run_config import RunConfig
+from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
+from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import load_predicates
+from agentkgv.data.text import label_key
+from agentkgv.eval.subsets import balanced_subset
+from agentkgv.llm.factory import build_llm
+from agentkgv.paths import Workspace
+from agentkgv.retrieval.factory import RetrieverConfig
+from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
+from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
+from agentkgv.pipeline import (EVAL_SPLITS, SILENT, Hooks, ensure_benchmark, paraphrases,
+                               retriever_for)
+
+
+def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, run_name: str,
+            batch_size: int = 16, hooks: Hooks = SILENT) -> list[TeacherSample]:
+    """Stage-1 trajectories of the run's agent, acted by the teacher, under <cache>/train/<run_name>."""
+    ensure_benchmark(ws, hooks)
+    llm = build_llm(run.llm) if policy == "llm" else None
+    return run_teacher(run, plan, policy, load_split(ws.benchmark, "train"), retriever_for(ws, run.retriever, hooks),
+                       paraphrases(ws), llm, ws.training / run_name, batch_size, hooks.bar)
+
+
+def sft_data(ws: Workspace, run_name: str, turns: str) -> tuple[list[SFTExample], SFTDataStats]:
+    """(pairs, stats) of a teacher run, written beside it; test triples and unseen predicates are refused."""
+    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
+    return sft_data_from_run(ws.training / run_name, tests, set(BenchmarkConfig.load().regimes.unseen), turns)
+
+
+def sft(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None) -> dict:
+    from agentkgv.train.sft import SFTSettings, train_sft
+    from agentkgv.train.sft_data import SFT_FILE
+
+    run_dir = ws.training / run_name
+    dataset = run_dir / SFT_FILE
+    if not dataset.exists():
+        raise DataError(dataset, "missing; run `agentkgv teacher` and `agentkgv sft-data` first")
+    return train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads)
+
+
+def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: str | None = None,
+         threads: int | None = None, hooks: Hooks = SILENT) -> dict:
+    """Stage 2 on training triples drawn as the teacher draws them, rollouts built from the settings' run."""
+    from agentkgv.train.grpo import GRPOSettings, train_grpo
+    from agentkgv.train.teacher import training_draw
+
+    ensure_benchmark(ws, hooks)
+    settings = GRPOSettings.load(settings_path)
+    settings = settings.model_copy(update={"run": settings.run.with_options(retriever=retriever)})
+    examples = training_draw(load_split(ws.benchmark, "train"), settings.steps * settings.triples_per_step,
+                             settings.seed)
+    return train_grpo([e.as_labeled() for e in examples], retriever_for(ws, settings.run.retriever, hooks),
+                      paraphrases(ws), ws.training / run_name, settings, threads)
+
+
+def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) -> list:
+    """The reader's training pairs (the training split less its held-out subjects, then Re-DocRED and FewRel),
+    built once into `run_dir` and rebuilt when the settings that shape them change."""
+    import random
+
+    from agentkgv.data.jsonl import read_jsonl, write_jsonl
+    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
+    from agentkgv.train.reader_data import (INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out,
+                                           held_out_name)
+
+    path, pinned = run_dir / "pairs.jsonl", run_dir / "pairs.settings.json"
+    shape = settings.pair_settings()
+    if path.exists() and pinned.exists() and json.loads(pinned.read_text()) == shape:
+        pairs = [ReaderPair.from_json(record) for _, record in read_jsonl(path)]
+        check_reader_pairs(pairs, *reader_forbidden(ws))  # the benchmark may have been rebuilt since
+        return pairs
+    ensure_benchmark(ws, hooks)
+    retriever = retriever_for(ws, RetrieverConfig(), hooks)
+    forbidden = reader_forbidden(ws)
+    # The training split shares a few facts with FactBench (Nasser died in Cairo): they are left out.
+    train = [e for e in load_split(ws.benchmark, "train") if not held_out(e, settings.held_out_share)
+             and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
+    with hooks.bar("building reader pairs", len(train)) as advance:
+        pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, settings.split_swap_share,
+                                   progress=advance)
+    # The corpora must not undo the benchmark's regimes: no unseen relation (nor its inverse), and no
+    # long-tail one, which training sees only `long_tail_train_cap` times.
+    regimes = BenchmarkConfig.load().regimes
+    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
+    labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
+    rng = random.Random(settings.seed)
+    corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share)
+               + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation, settings.corpus_swap_share))
+    # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
+    # (by any of its names, in either order) is dropped, as is one about a held-out subject.
+    tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS
+             for e in load_split(ws.benchmark, split)}
+    taken = forbidden[1] | tests
+
+    def clean(pair) -> bool:
+        t = pair.triple
+        names = [(label_key(a), label_key(b)) for a in t.subject_names for b in t.object_names]
+        return (not any(n in taken or n[::-1] in taken for n in names)
+                and not any(held_out_name(a, settings.held_out_share) for a in t.subject_names))
+
+    pairs += [p for p in corpora if clean(p)]
+    rng.shuffle(pairs)
+    check_reader_pairs(pairs, *forbidden)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, (p.to_json() for p in pairs))
+    pinned.write_text(json.dumps(shape))
+    return pairs
+
+
+def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
+    """What the reader may never train on: the test splits' triples, every FactBench fact's (subject,
+    object) pair, and the test_unseen relations."""
+    from agentkgv.data.factbench import iter_factbench
+
+    tests = [e for split in EVAL_SPLITS for e in load_split(ws.benchmark, split)]
+    facts = {(label_key(t.triple.subject), label_key(t.triple.object)) for t in iter_factbench(ws.data)}
+    return ({triple_key(e.triple) for e in tests}, facts, set(BenchmarkConfig.load().regimes.unseen))
+
+
+def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None,
+                 hooks: Hooks = SILENT) -> dict:
+    """Build the pairs (once), then train the reader under <cache>/train/<run_name>; resumes its checkpoints."""
+    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader import train_reader as train
+
+    settings = ReaderSettings.load(settings_path)
+    run_dir = ws.training / run_name
+    pairs = reader_pairs(ws, run_dir, settings, hooks)
+    record = train(pairs, run_dir, settings, threads)
+    calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
+    return record | {"calibration": calibration.model_dump()}
+
+
+def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: int, hooks: Hooks = SILENT):
+    """Read the held-out training triples (a fixed balanced draw of `count`) to the full search budget with
+    the reader in `folder`, fit its calibration and write it beside the reader."""
+    from agentkgv.agent.calibration import Evidence
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.data.jsonl import write_jsonl
+    from agentkgv.train.calibrate import fit_calibration
+    from agentkgv.train.reader_data import held_out
+
+    factbench = reader_forbidden(ws)[1]
+    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
+                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
+    agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
+                         ReadingConfig())
+    evidence: list[Evidence] = []
+    with hooks.bar("reading held-out training triples", len(examples)) as advance:
+        for start in range(0, len(examples), 64):
+            chunk = [e.as_labeled() for e in examples[start:start + 64]]
+            evidence += [r.evidence for r in agent.run(chunk)]
+            advance(len(chunk))
+    write_jsonl(folder.parent / "held_out_evidence.jsonl",
+                ({"id": e.id, "label": e.label, **asdict(v)} for e, v in zip(examples, evidence)))
+    calibration = fit_calibration(evidence, [e.label for e in examples])
+    calibration.save(folder)
+    return calibration
+
+
+def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None, reader: Path | None = None,
+                        hooks: Hooks = SILENT) -> dict:
+    """Read held-out training triples to the full budget once (the episodes, cached), then train the
+    reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
+    from agentkgv.agent.calibration import Evidence
+    from agentkgv.agent.calibration import Calibration
+    from agentkgv.agent.reader import CrossEncoderReader, ReaderCard, reader_folder
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.data.jsonl import read_jsonl, write_jsonl
+    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader_data import held_out
+    from agentkgv.train.search_policy import Episode, SearchPolicySettings
+    from agentkgv.train.search_policy import train_search_policy as train
+
+    settings = SearchPolicySettings.load(settings_path)
+    run_dir, folder = ws.training / run_name, reader_folder(reader)
+    calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
+    path = run_dir / "episodes.jsonl"
+    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches}
+    if not (path.exists() and (run_dir / "episodes.settings.json").exists()
+            and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
+        ensure_benchmark(ws, hooks)
+        factbench = reader_forbidden(ws)[1]
+        # The reader's held-out subjects: never in its training pairs (the calibration was fitted on them too).
+        # The share the reader was trained with (its card records its settings), else the default.
+        share = ReaderCard.read(folder).training.get("settings", {}).get("held_out_share", ReaderSettings().held_out_share)
+        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, share)
+                                    and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
+                                   settings.triples)
+        agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
+                             paraphrases(ws), config)
+        episodes = []
+        with hooks.bar("reading held-out training triples to the full budget", len(examples)) as advance:
+            for start in range(0, len(examples), 64):
+                chunk = examples[start:start + 64]
+                episodes += [Episode(tuple(r.history), bool(e.label), config.max_searches)
+                             for e, r in zip(chunk, agent.run([e.as_labeled() for e in chunk]))]
+                advance(len(chunk))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget}
+                           for e in episodes))
+        (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
+    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"]) for _, r in read_jsonl(path)]
+    return train(episodes, calibration, run_dir, settings, pinned["reader"])
