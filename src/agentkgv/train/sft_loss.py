@@ -1,8 +1,8 @@
 """The SFT loss with the decision's tokens weighted up.
 
 An action is ~45 tokens, nearly all formulaic (the JSON, the triple read back). Under TRL's per-token mean
-the session-5 adapter fit the formula to a held-out loss of 0.024 and never fit the decision: on its own
-training states its choice ranked true against false at AUC 0.54 (BENCHMARKS.md, Session 7).
+an earlier adapter fit the formula to a held-out loss of 0.024 and never fit the decision: on its own
+training states its choice ranked true against false at AUC 0.54 (BENCHMARKS.md: "where the remaining errors sit").
 
 The decision sits in three places: the reasoning's first token ("Pass" of "Passage N ..." citing a passage,
 or "No" of "No shown passage ..."), the word after it (" states" for true; " names", " gives", " links" for
