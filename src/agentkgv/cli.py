@@ -118,7 +118,7 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
 
 
 @app.command("eval", rich_help_panel=BENCH)
-def eval_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["lexical"],
+def eval_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
                  splits: Annotated[list[str], typer.Option("--split")] = list(pipeline.EVAL_SPLITS),
                  limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
