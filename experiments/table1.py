@@ -24,7 +24,7 @@ ROWS = (
     ("Single-turn RAG", "table1-base", "single_rag", 300),
     ("IRCoT", "table1-base100", "ircot", 100),
     ("AgentKGV, untrained (LLM judge)", "table1-base100", "agentkgv", 100),
-    ("+ SFT (shipped adapter, LLM judge)", "table1-sft", "agentkgv", 300),
+    ("+ SFT (shipped adapter, LLM judge)", "table1-sft", "+ SFT", 300),
     ("Lexical check", "lexical-full", "lexical", 300),
     ("Reader agent (default: trained reader judge, rule stop)", "reader-corpora", "agentkgv", 300),
     ("Reader agent + GRPO stop policy", "reader-grpo", "agentkgv", 300),
