@@ -61,17 +61,18 @@ class AgentConfig(Settings):
     true_needs_evidence: bool = True
     # Rewrite before "false": while no shown passage names both, an answer waits until this many searches are
     # done (each rewrite a combination-table query not asked yet). Off (1) by default: with the shipped adapter
-    # 2 doubled the searches and changed no verdict on 148 test triples (BENCHMARKS.md: "A rewrite rule does not help this student").
+    # 2 doubled the searches and changed no verdict on 148 test triples (BENCHMARKS.md: "A rewrite rule does
+    # not help this student").
     false_needs_searches: int = Field(1, ge=1)
     # Settle by rule: once the grounding rule leaves only "false" and the rewrites above are done, the agent
     # answers "false" itself instead of asking the model, whose only other move is another search. The
-    # shipped adapter took that search in 0 of the unfounded turns measured (BENCHMARKS.md: "two cuts in work per triple"), so
-    # the rule changes no verdict and saves the judging turn, the longest state, for about half the triples.
+    # shipped adapter took that search in 0 of the unfounded turns measured (BENCHMARKS.md: "two cuts in work
+    # per triple"), so the rule changes no verdict and saves the judging turn, the longest state, for about half the triples.
     settle_unfounded: bool = True
     # Open by rule: the first turn searches the s,p,o combination without a model call. The shipped adapter
     # was distilled from a teacher that always opens so: on the full eval splits it wrote this very query on
-    # 2,377 of 2,400 first turns, the rest being copying slips (BENCHMARKS.md: "the first turn by rule"). The first turn's
-    # reasoning reaches no later state, so the rule leaves the rest of the run as it was and saves a model
+    # 2,377 of 2,400 first turns, the rest being copying slips (BENCHMARKS.md: "the first turn by rule"). The
+    # first turn's reasoning reaches no later state, so the rule leaves the rest of the run as it was and saves a model
     # call per triple. Off, the model routes and writes the first query (the paper's agent).
     open_by_rule: bool = True
 
