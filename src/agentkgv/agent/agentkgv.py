@@ -67,7 +67,8 @@ class AgentConfig(Settings):
     # Settle by rule: once the grounding rule leaves only "false" and the rewrites above are done, the agent
     # answers "false" itself instead of asking the model, whose only other move is another search. The
     # shipped adapter took that search in 0 of the unfounded turns measured (BENCHMARKS.md: "two cuts in work
-    # per triple"), so the rule changes no verdict and saves the judging turn, the longest state, for about half the triples.
+    # per triple"), so the rule changes no verdict and saves the judging turn, the longest state, for about
+    # half the triples.
     settle_unfounded: bool = True
     # Open by rule: the first turn searches the s,p,o combination without a model call. The shipped adapter
     # was distilled from a teacher that always opens so: on the full eval splits it wrote this very query on
