@@ -26,7 +26,7 @@ ROWS = (
     # IRCoT at ~19 s a triple here: the first 64 long-tail triples (32 pairs) only, in the session that ran it.
     ("IRCoT", "table1-base100", "ircot", 64),
     ("AgentKGV, untrained (LLM judge)", "table1-base100", "agentkgv", 100),
-    ("+ SFT (shipped adapter, LLM judge)", "table1-sft", "+ SFT", 300),
+    ("+ SFT (shipped adapter, LLM judge)", "table1-sft", "SFT", 300),
     ("Lexical check", "lexical-full", "lexical", 300),
     ("Reader agent (default: trained reader judge, rule stop)", "reader-corpora", "agentkgv", 300),
     ("Reader agent + GRPO stop policy", "reader-grpo", "agentkgv", 300),

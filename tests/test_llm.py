@@ -90,7 +90,7 @@ def test_a_batch_runs_its_shared_prefix_once_and_decodes_as_each_prompt_alone(ti
     every row, which must not change what any row decodes, nor the prompt length it reports."""
     rows = tiny.tokenizer([tiny.render(p) for p in PROMPTS], add_special_tokens=False).input_ids
     batch = tiny._shared_prefix_batch(rows)
-    shared = batch["past_key_values"].get_seq_length()
+    shared = batch["cache"].get_seq_length()
     assert shared >= 16 and all(row[:shared] == rows[0][:shared] for row in rows)
     together = tiny.generate(PROMPTS, ROOM, SCHEMA)
     alone = [tiny.generate([prompt], ROOM, SCHEMA)[0] for prompt in PROMPTS]

@@ -83,7 +83,7 @@ def test_the_teacher_command_plays_every_turn_under_the_default_run_config(small
     assert RunConfig().agent.open_by_rule and RunConfig().agent.settle_unfounded  # the defaults this guards
     run_teacher(RunConfig(), TeacherConfig(triples=2), "privileged", [POSITIVE, NEGATIVE], small_bm25, PARAPHRASES,
                 None, tmp_path)
-    verdicts = [v for log in teacher_logs(tmp_path) for v in load_run(log).values()]
+    verdicts = [v for _, log in teacher_logs(tmp_path) for v in load_run(log).values()]
     assert len(verdicts) == 2
     for verdict in verdicts:
         assert all(turn.finish_reason != RULE for turn in verdict.trajectory)

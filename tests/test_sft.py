@@ -18,7 +18,7 @@ from agentkgv.data.benchmark import load_split
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.train.sft_data import (SFTDataStats, build_examples, check_train_only, forbidden_keys, sft_pairs,
                                      write_dataset)
-from agentkgv.train.teacher import TeacherConfig, sample_items, teacher_agent_config, training_draw
+from agentkgv.train.teacher import TeacherConfig, teacher_agent_config, training_draw
 from scripted import ScriptedLLM, answer, search
 
 TRIPLE = Triple("Allan Peiper", "place of birth", "Alexandra", "P19")
@@ -29,7 +29,7 @@ def run(script: list[dict], retriever, label: bool = True, **config) -> Verdict:
     # The scripted model plays the first turn too, as a teacher does (teacher_agent_config).
     agent = AgentKGV(ScriptedLLM(script), retriever, ExtractiveSummarizer(), PARAPHRASES,
                      AgentConfig(**{"open_by_rule": False, **config}))
-    return agent.verify([LabeledTriple("train:P19:abc#s0", TRIPLE, label)])[0]
+    return agent.verify([LabeledTriple("train:P19:abc", TRIPLE, label)])[0]
 
 
 def teacher_run(script: list[dict], retriever, label: bool = True) -> Verdict:
@@ -42,9 +42,9 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
     taught = teacher_run(script, small_bm25)
     # A deployed agent taking the teacher's actions: the states it builds are what the pairs must hold.
     student = run([json.loads(t.action_text) for t in taught.trajectory], small_bm25)
-    pairs = sft_pairs(taught)
+    pairs = sft_pairs(taught, sample=4)
     assert [p.kind for p in pairs] == ["search", "judgment"]
-    assert [p.id for p in pairs] == ["train:P19:abc#s0:t2", "train:P19:abc#s0:t3"]
+    assert [(p.triple_id, p.sample, p.turn) for p in pairs] == [("train:P19:abc", 4, 2), ("train:P19:abc", 4, 3)]
     assert pairs[0].prompt == student.trajectory[1].messages
     assert pairs[1].prompt == student.trajectory[2].messages
     assert [p.completion for p in pairs] == [t.action_text for t in taught.trajectory[1:]]
@@ -85,8 +85,8 @@ def test_filter_keeps_only_correct_trajectories(small_bm25):
     cut_off = run([search("Allan Peiper")], small_bm25, label=False, max_turns=2, force_answer_on_last_turn=False)
     assert cut_off.verdict is None
     stats = SFTDataStats()
-    examples = build_examples([right, wrong, cut_off], stats)
-    assert {e.id.split(":t")[0] for e in examples} == {right.id}
+    examples = build_examples([(0, right), (0, wrong), (0, cut_off)], stats)
+    assert {e.triple_id for e in examples} == {right.id}
     assert (stats.trajectories, stats.correct, stats.examples["judgment"]) == (3, 1, 1)
 
 
@@ -96,7 +96,7 @@ def test_a_completion_that_mentions_the_hint_or_guesses_before_searching_is_drop
     grounded = run([search("Allan Peiper"), {**answer("true"), "reasoning": "The passage says so: true."}],
                    small_bm25)
     stats = SFTDataStats()
-    assert [e.kind for e in build_examples([leaky, guessed, grounded], stats)] == ["search", "judgment"]
+    assert [e.kind for e in build_examples([(0, leaky), (0, guessed), (0, grounded)], stats)] == ["search", "judgment"]
     assert stats.leaked == 2
 
 
@@ -110,18 +110,17 @@ def test_no_test_triple_or_unseen_predicate_reaches_training(small_benchmark):
     with pytest.raises(ValueError, match="train split"):
         training_draw(train + tests[:2], 10, seed=1)
 
-    def as_verdict(example, sample=0):
-        item = sample_items([example], sample)[0]
-        return Verdict(item.id, item.triple, example.label, "agentkgv", gold=example.label)
+    def as_verdict(example):
+        return Verdict(example.id, example.triple, example.label, "agentkgv", gold=example.label)
 
     unseen = {"P407", "P495"}
     check_train_only([as_verdict(e) for e in drawn], forbidden_keys(tests), unseen)
     leaked_test = tests[0]
-    disguised = Verdict("train:x#s0", leaked_test.triple, True, "agentkgv", gold=True)
+    disguised = Verdict("train:x", leaked_test.triple, True, "agentkgv", gold=True)
     with pytest.raises(ValueError, match="test triple"):
         check_train_only([disguised], forbidden_keys(tests), set())
     with pytest.raises(ValueError, match="unseen predicate P407"):
-        check_train_only([Verdict("train:y#s0", Triple("a", "language of work", "b", "P407"), True, "agentkgv")],
+        check_train_only([Verdict("train:y", Triple("a", "language of work", "b", "P407"), True, "agentkgv")],
                          set(), unseen)
 
 
@@ -129,7 +128,7 @@ def test_no_test_triple_or_unseen_predicate_reaches_training(small_benchmark):
 def sft_dataset(small_bm25, tmp_path_factory):
     verdicts = [run([search(f"Allan Peiper {word}"), answer("true")], small_bm25) for word in ("born", "birthplace")]
     verdicts += [run([answer("false")], small_bm25, label=False)]
-    examples = build_examples(verdicts)
+    examples = build_examples([(0, v) for v in verdicts])
     path = tmp_path_factory.mktemp("sft") / "sft.jsonl"
     write_dataset(examples, path)
     return path, examples
@@ -224,14 +223,11 @@ def test_a_mistyped_sft_setting_names_the_file(tmp_path):
 
 
 def test_held_out_pairs_are_whole_triples():
-    from agentkgv.train.sft import held_out_triples, pair_triple
+    from agentkgv.train.sft import held_out_triples
 
-    ids = [f"train:P19:{n}#s0:t{turn}" for n in range(40) for turn in (1, 2, 3)]
-    assert pair_triple("train:P19:ab#s0:t12") == "train:P19:ab"
+    ids = [f"train:P19:{n}" for n in range(40) for turn in (1, 2, 3)]  # a pair's triple_id, three turns each
     held = held_out_triples(ids, 0.1, seed=13)
-    assert len(held) == 4 and held == held_out_triples(ids, 0.1, seed=13)
-    # Every turn of a held-out triple is held out with it.
-    assert {i for i in ids if pair_triple(i) in held} == {f"{t}#s0:t{turn}" for t in held for turn in (1, 2, 3)}
+    assert len(held) == 4 and held == held_out_triples(ids, 0.1, seed=13) and held <= set(ids)
 
 
 def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
@@ -241,11 +237,11 @@ def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
     script = [search("Gerry Rafferty record label"), {**answer("true"), "reasoning": "It names its record label."}]
     agent = AgentKGV(ScriptedLLM(script), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
                      AgentConfig(true_needs_evidence=False, open_by_rule=False))
-    verdict = agent.verify([LabeledTriple("train:P264:x#s0", labelled, True)])[0]
-    assert build_examples([verdict]) == []
-    assert [p.kind for p in build_examples([verdict], turns_taken="all", hinted=False)] == ["routing", "judgment"]
+    verdict = agent.verify([LabeledTriple("train:P264:x", labelled, True)])[0]
+    assert build_examples([(0, verdict)]) == []
+    assert [p.kind for p in build_examples([(0, verdict)], turns_taken="all", hinted=False)] == ["routing", "judgment"]
     with pytest.raises(ValueError, match="turns_taken"):
-        build_examples([verdict], turns_taken="every")
+        build_examples([(0, verdict)], turns_taken="every")
 
 
 def test_decision_tokens_are_the_verdict_and_the_word_that_decides_it(tiny_model_dir):

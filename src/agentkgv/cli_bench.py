@@ -10,7 +10,7 @@ import typer
 
 from agentkgv import benchmarks, graphs, learning, pipeline
 from agentkgv.agent.run_config import RunConfig
-from agentkgv.cli_options import CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
+from agentkgv.cli_options import BENCH, CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
 from agentkgv.display import HOOKS, console, print_table, show
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
@@ -22,7 +22,7 @@ from agentkgv.train.learn import ReviewLoopRow
 benches = typer.Typer()
 
 
-@benches.command("bench-summarizer", rich_help_panel="Benchmark and test tools")
+@benches.command("bench-summarizer", rich_help_panel=BENCH)
 def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives to draw requests from.")] = 60,
                              split: str = "test_long_tail", retriever: RetrieverOpt = None,
                              config: RunConfigOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -32,7 +32,7 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
     show(f"Summarizers on {requests} first-turn results holding the gold evidence ({split})", SummaryRow, rows)
 
 
-@benches.command("bench-poison", rich_help_panel="Benchmark and test tools")
+@benches.command("bench-poison", rich_help_panel=BENCH)
 def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["lexical"],
                          splits: Annotated[list[str], typer.Option("--split")] = list(pipeline.TEST_SPLITS),
                          limit: Annotated[int, typer.Option(help="Fixed balanced subset of this many triples per split.")] = 40,
@@ -47,7 +47,7 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
 
 
-@benches.command("bench-confidence", rich_help_panel="Benchmark and test tools")
+@benches.command("bench-confidence", rich_help_panel=BENCH)
 def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run-name", help="Eval run folders under the cache.")] = ["eval"],
                              review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7,
                              data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -61,7 +61,7 @@ def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run
     console.print(f"reliability diagram: {report.plot}")
 
 
-@benches.command("bench-review", rich_help_panel="Benchmark and test tools")
+@benches.command("bench-review", rich_help_panel=BENCH)
 def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of the reader agent, under the cache.")] = "eval",
                          split: Annotated[str, typer.Option(help="The split whose verdicts are reviewed and scored.")] = "factbench_docs",
                          reviewed: Annotated[list[int], typer.Option("--reviewed", help="Reviewed triples to learn from.")] = [50, 100],
@@ -73,7 +73,7 @@ def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of
     show(f"The review loop on {split} ({run_name})", ReviewLoopRow, rows)
 
 
-@benches.command("bench-graph-read", rich_help_panel="Benchmark and test tools")
+@benches.command("bench-graph-read", rich_help_panel=BENCH)
 def bench_graph_read_command(sparql: Annotated[Optional[str], typer.Option(help="A SPARQL endpoint's query URL.")] = None,
                              store: Annotated[Optional[Path], typer.Option(help="A graph file, loaded into an embedded store once.")] = None,
                              page_size: Annotated[int, typer.Option(min=1, help="Triples per page.")] = 1000,
@@ -87,7 +87,7 @@ def bench_graph_read_command(sparql: Annotated[Optional[str], typer.Option(help=
     show("Reading a graph", GraphReadRow, [graphs.read_rate(Workspace(None, cache_dir), source, limit, HOOKS)])
 
 
-@benches.command("fault-proxy", rich_help_panel="Benchmark and test tools")
+@benches.command("fault-proxy", rich_help_panel=BENCH)
 def fault_proxy_command(upstream: Annotated[str, typer.Argument(help="The real server, e.g. http://127.0.0.1:8080.")],
                         port: int = 8089, drop: float = 0.0, stall: float = 0.0, error_500: float = 0.0,
                         throttle_429: float = 0.0, malformed: float = 0.0, stall_s: float = 5.0,

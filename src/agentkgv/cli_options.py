@@ -10,6 +10,9 @@ import typer
 
 from agentkgv.eval.ray_runner import RayOptions
 
+# The panels `agentkgv --help` groups its commands in.
+VERIFY, BUILD, TRAIN, BENCH = "Verify and report", "Build", "Train", "Benchmark and test tools"
+
 DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
                                                  help="Folder with the source data (default ../shared/data).")]
 CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE",

@@ -5,7 +5,8 @@ demo, verify, check, index). The benchmark commands' loops are in `benchmarks.py
 
 The layer between the library and the command line: `cli.py` parses options into a `RunConfig` and prints
 what these functions return; progress reaches it through `Hooks`, so tests and other callers run the same
-code silently.
+code silently. It is longer than 300 lines because every verification command's loop sits here, each a
+few lines over the same builders, which read best together.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example, LabeledTriple, Triple
 from agentkgv.data.user_formats import read_triples, write_rejected
-from agentkgv.eval.evaluate import Entrant, evaluate
+from agentkgv.eval.evaluate import Entrant, evaluate, log_stem
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 from agentkgv.eval.report import ResultRow, save_report
 from agentkgv.eval.runner import Bar, no_bar, run_verifier
@@ -217,7 +218,7 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
         entrants.append(Entrant(name, verifier, config.identity(llm.name if llm is not None else None)))
     rows, breakdown = evaluate(entrants, {split: split_examples(ws, split, limit) for split in splits}, out_dir,
                                batch_size, hooks.bar)
-    name = label or "-".join(methods)
+    name = log_stem(label or "-".join(methods))
     markdown, _ = save_report(rows, out_dir, f"results-{name}")
     save_report(breakdown, out_dir, f"per_predicate-{name}")
     return EvalResult(rows, markdown)

@@ -5,6 +5,9 @@ Recipe (paper section 4.1 and appendix C): every positive (s, p, o) is paired wi
 never one that makes (s, p, o') a known positive in any LAMA facts file. Each test split keeps the
 highest similarity threshold from the grid that still leaves enough pairs, so positives and negatives
 stay balanced and the negatives are as hard as the data allows.
+
+One module of about 400 lines because the recipe is one pipeline read top to bottom (regimes, splits,
+negatives, statistics), as the paper states it; its parts share the split and regime records.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ can say ORDER BY itself.
 No value is ever spliced into query text as a string: IRIs, literals and the language tag enter only as
 RDF terms serialized by pyoxigraph (which validates an IRI and escapes a literal) inside a VALUES block or
 a FILTER, so a label or IRI cannot change the query. The graph pattern or SELECT is the user's own.
+Endpoint and embedded store share the paging, naming and retry code, so they stay in one module.
 
 The SPARQL 1.1 protocol is one HTTP POST with a form field; `requests` sends it, and the retry loop below
 is ours because what to retry (timeouts, 5xx, 429) and what to report (the URL and the page) is specific.

@@ -3,6 +3,7 @@ predicate (the paper's Table 1 plus cost)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,17 +22,23 @@ class Entrant:
     settings: dict
 
 
+def log_stem(name: str) -> str:
+    """An entrant's run-log file stem: its row name with anything but letters, digits, `.`, `_` and `-` made a
+    dash (`+ SFT` -> `SFT`), so the logs sit in any shell without quoting."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "run"
+
+
 def evaluate(entrants: list[Entrant], splits: dict[str, list[Example]], out_dir: Path, batch_size: int = 8,
              bar: Bar = no_bar) -> tuple[list[ResultRow], list[ResultRow]]:
     """(one row per entrant and split, one per entrant, split and predicate); each entrant's verdicts are
-    logged to `out_dir/<name>.<split>.jsonl`, so a stopped evaluation resumes."""
+    logged to `out_dir/<log_stem(name)>.<split>.jsonl`, so a stopped evaluation resumes."""
     rows: list[ResultRow] = []
     breakdown: list[ResultRow] = []
     for entrant in entrants:
         for split, examples in splits.items():
             items = [e.as_labeled() for e in examples]
             with bar(f"{entrant.name} on {split}", len(items)) as advance:
-                verdicts = run_verifier(entrant.verifier, items, out_dir / f"{entrant.name}.{split}.jsonl",
+                verdicts = run_verifier(entrant.verifier, items, out_dir / f"{log_stem(entrant.name)}.{split}.jsonl",
                                         batch_size, advance, entrant.settings)
             rows.append(summarize(entrant.name, split, verdicts))
             breakdown += per_predicate(entrant.name, split, verdicts)

@@ -137,7 +137,7 @@ class TransformersLLM:
         if shared:
             cache = self.model(ids[:1, :shared].to(device), use_cache=True).past_key_values
             cache.batch_repeat_interleave(len(rows))
-            batch["past_key_values"] = cache
+            batch["cache"] = cache
         return batch
 
     def _completion(self, tokens: list[int], prompt_tokens: int, latency: float,

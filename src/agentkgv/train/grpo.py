@@ -26,6 +26,9 @@ Where it goes beyond or differs from TRL:
   temperature-scaled as in sampling (TRL's convention), so ratios and KL are of the unconstrained policy.
 - The loss is DAPO's token-level mean over the whole batch (see grpo_loss), not TRL's default per-row mean.
 - LoRA dropout is 0, so a row scores the same in the update as when its old log-probs were taken.
+
+The math (rewards, advantages, the loss) is in `grpo_math`; what stays here, about 400 lines, is one
+training loop read top to bottom (rollouts, rows, log-probs, update, checkpoint), as nanoGPT keeps its own.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import json
 import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,7 +173,7 @@ def rollouts(llm: TransformersLLM, retriever: Retriever, paraphrases: dict[str, 
     runs as one batch under the step's seed: each row draws its own tokens, so copies of a triple diverge,
     and one batch of G x n rows keeps the CPU busier than G batches of n (`bench-throughput`: 0.81 triples/s
     at batch 16, 0.71 at 8, 0.25 at 1)."""
-    copies = [replace(item, id=f"{item.id}#g{sample}") for item in items for sample in range(settings.group_size)]
+    copies = [item for item in items for _ in range(settings.group_size)]
     return rollout_verifier(llm, retriever, paraphrases, settings, step).verify(copies)
 
 

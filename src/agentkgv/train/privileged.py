@@ -79,8 +79,7 @@ class PrivilegedTeacher:
         return [self._completion(self._action(t, s)) for t, s in zip(trajectories, schemas, strict=True)]
 
     def _action(self, trajectory: Trajectory, schema: dict) -> dict:
-        key = trajectory.item.id.split("#")[0]  # sample copies carry `#s0`-style suffixes
-        privilege = self.table.get(key)
+        privilege = self.table.get(trajectory.item.id)
         if privilege is None:
             raise KeyError(f"no privileged knowledge for triple {trajectory.item.id}")
         may_search, may_answer = _allowed(schema)

@@ -68,15 +68,10 @@ def last_checkpoint(output_dir: Path) -> str | None:
     return str(checkpoints[-1]) if checkpoints else None
 
 
-def pair_triple(pair_id: str) -> str:
-    """The training triple an SFT pair comes from: `<triple id>#s<sample>:t<turn>` -> `<triple id>`."""
-    return pair_id.rsplit(":t", 1)[0].split("#")[0]
-
-
-def held_out_triples(pair_ids: list[str], fraction: float, seed: int) -> set[str]:
-    """A seeded `fraction` of the triples behind the pairs. Held out by triple, not by pair, so no state of
-    a held-out triple's trajectory is trained on."""
-    triples = sorted({pair_triple(i) for i in pair_ids})
+def held_out_triples(triple_ids: list[str], fraction: float, seed: int) -> set[str]:
+    """A seeded `fraction` of the triples behind the pairs (each pair's `triple_id`). Held out by triple, not
+    by pair, so no state of a held-out triple's trajectory is trained on."""
+    triples = sorted(set(triple_ids))
     return set(random.Random(seed).sample(triples, max(1, int(fraction * len(triples)))))
 
 
@@ -99,9 +94,9 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         dataset = dataset.filter(lambda row: row["kind"] in settings.kinds)
     held_out = None
     if settings.eval_fraction:
-        held = held_out_triples(dataset["id"], settings.eval_fraction, settings.seed)
-        held_out = dataset.filter(lambda row: pair_triple(row["id"]) in held)
-        dataset = dataset.filter(lambda row: pair_triple(row["id"]) not in held)
+        held = held_out_triples(dataset["triple_id"], settings.eval_fraction, settings.seed)
+        held_out = dataset.filter(lambda row: row["triple_id"] in held)
+        dataset = dataset.filter(lambda row: row["triple_id"] not in held)
     if settings.max_pairs and len(dataset) > settings.max_pairs:
         dataset = dataset.shuffle(seed=settings.seed).select(range(settings.max_pairs))
     config = SFTConfig(
@@ -123,7 +118,7 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         lora = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                           target_modules=settings.target_modules, layers_to_transform=settings.layers_to_transform,
                           task_type="CAUSAL_LM")
-    columns = ["id", "kind", "predicate_id"]
+    columns = ["triple_id", "sample", "turn", "kind", "predicate_id"]
     trainer, weighting = SFTTrainer, {}
     if settings.decision_weight > 1:
         trainer, weighting = decision_weighted(SFTTrainer), {"decision_weight": settings.decision_weight}

@@ -21,7 +21,7 @@ from agentkgv.data.benchmark import triple_key
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Example
 from agentkgv.eval.runner import load_run
-from agentkgv.train.teacher import teacher_logs, teacher_policy, triple_id
+from agentkgv.train.teacher import teacher_logs, teacher_policy
 
 SFT_FILE = "sft.jsonl"
 
@@ -33,15 +33,18 @@ _VERDICT_WORD = re.compile(r"\b(true|false)\b", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class SFTExample:
-    id: str
+    triple_id: str  # the training triple whose trajectory it comes from
+    sample: int  # the teacher sample that wrote the trajectory
+    turn: int
     kind: str  # "routing", "search" or "judgment"
     prompt: list[dict]
     completion: str
     predicate_id: str | None
 
     def to_json(self) -> dict:
-        """TRL's conversational prompt-completion format."""
-        return {"id": self.id, "kind": self.kind, "predicate_id": self.predicate_id, "prompt": self.prompt,
+        """TRL's conversational prompt-completion format, with where the pair came from beside it."""
+        return {"triple_id": self.triple_id, "sample": self.sample, "turn": self.turn, "kind": self.kind,
+                "predicate_id": self.predicate_id, "prompt": self.prompt,
                 "completion": [{"role": "assistant", "content": self.completion}]}
 
 
@@ -56,7 +59,7 @@ class SFTDataStats:
 TURNS_TAKEN = ("last", "all")
 
 
-def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
+def sft_pairs(verdict: Verdict, turns_taken: str = "last", sample: int = 0) -> list[SFTExample]:
     """The state-action pairs of a correct trajectory: the paper's last-turn pairs (see the module
     docstring), or with `turns_taken="all"` every turn, for a teacher whose every step is one the student
     should copy (the privileged teacher: its rewrites and its stops are all decided from the state)."""
@@ -68,7 +71,7 @@ def sft_pairs(verdict: Verdict, turns_taken: str = "last") -> list[SFTExample]:
     pid = verdict.triple.predicate_id
 
     def pair(turn: Turn, kind: str) -> SFTExample:
-        return SFTExample(f"{verdict.id}:t{turn.turn}", kind, turn.student_state(), turn.action_text, pid)
+        return SFTExample(verdict.id, sample, turn.turn, kind, turn.student_state(), turn.action_text, pid)
 
     if turns_taken == "all":
         return [pair(turn, "routing" if turn.turn == 1 else "search" if turn.action.kind == "search"
@@ -94,7 +97,7 @@ def check_train_only(verdicts: Iterable[Verdict], forbidden: set[tuple[str, str,
         pid = verdict.triple.predicate_id
         if pid in unseen_predicates:
             raise ValueError(f"trajectory {verdict.id} is about unseen predicate {pid}")
-        if triple_key(verdict.triple) in forbidden or not triple_id(verdict.id).startswith("train:"):
+        if triple_key(verdict.triple) in forbidden or not verdict.id.startswith("train:"):
             raise ValueError(f"trajectory {verdict.id} is about a test triple, not a training one")
 
 
@@ -102,17 +105,17 @@ def forbidden_keys(test_examples: Iterable[Example]) -> set[tuple[str, str, str]
     return {triple_key(e.triple) for e in test_examples}
 
 
-def build_examples(verdicts: list[Verdict], stats: SFTDataStats | None = None, turns_taken: str = "last",
-                   hinted: bool = True) -> list[SFTExample]:
+def build_examples(verdicts: list[tuple[int, Verdict]], stats: SFTDataStats | None = None,
+                   turns_taken: str = "last", hinted: bool = True) -> list[SFTExample]:
     """`hinted`: the teacher saw the gold label, so a pair that betrays it is dropped. A teacher that never
     saw a hint (the privileged one) has nothing to leak, and its reasoning names the predicate, which can be
     a leak word ("record label")."""
     stats = stats if stats is not None else SFTDataStats()
     examples = []
-    for verdict in verdicts:
+    for sample, verdict in verdicts:
         stats.trajectories += 1
         stats.correct += verdict.correct
-        pairs = sft_pairs(verdict, turns_taken)
+        pairs = sft_pairs(verdict, turns_taken, sample)
         if hinted and any(leaks_hint(p) for p in pairs):
             stats.leaked += 1
             continue
@@ -138,8 +141,8 @@ def sft_data_from_run(run_dir: Path, tests: Iterable[Example], unseen_predicates
     logs = teacher_logs(run_dir)
     if not logs:
         raise DataError(run_dir, "no teacher trajectories (teacher.s*.jsonl); run `agentkgv teacher` first")
-    verdicts = [v for log in logs for v in load_run(log).values()]
-    check_train_only(verdicts, forbidden_keys(tests), unseen_predicates)
+    verdicts = [(sample, v) for sample, log in logs for v in load_run(log).values()]
+    check_train_only([v for _, v in verdicts], forbidden_keys(tests), unseen_predicates)
     stats = SFTDataStats()
     examples = build_examples(verdicts, stats, turns_taken, hinted=teacher_policy(run_dir) == "llm")
     write_dataset(examples, run_dir / SFT_FILE)

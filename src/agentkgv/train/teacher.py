@@ -25,7 +25,7 @@ from agentkgv.agent.base import Verifier
 from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import round_robin
-from agentkgv.data.records import Example, LabeledTriple
+from agentkgv.data.records import Example
 from agentkgv.data.settings import Settings
 from agentkgv.eval.metrics import score
 from agentkgv.eval.runner import Bar, no_bar, run_verifier
@@ -91,17 +91,15 @@ def training_draw(examples: list[Example], count: int, seed: int) -> list[Exampl
     return [example for pair in round_robin(queues, count // 2) for example in pair]
 
 
-def sample_items(examples: list[Example], sample: int) -> list[LabeledTriple]:
-    """The triples of one teacher sample, with ids that keep samples of the same triple apart."""
-    return [LabeledTriple(f"{e.id}#s{sample}", e.triple, e.label, source=f"benchmark:{e.split}") for e in examples]
+def teacher_log(run_dir: Path, sample: int) -> Path:
+    return run_dir / f"teacher.s{sample}.jsonl"
 
 
-def triple_id(sample_id: str) -> str:
-    return sample_id.split("#s")[0]
-
-
-def teacher_logs(run_dir: Path) -> list[Path]:
-    return sorted(run_dir.glob("teacher.s*.jsonl"))
+def teacher_logs(run_dir: Path) -> list[tuple[int, Path]]:
+    """(sample, log) of each sample a teacher run has logged, by the sample count its info file records."""
+    info = run_dir / INFO_FILE
+    samples = json.loads(info.read_text())["teacher"]["samples"] if info.exists() else 0
+    return [(s, teacher_log(run_dir, s)) for s in range(samples) if teacher_log(run_dir, s).exists()]
 
 
 def teacher_policy(run_dir: Path) -> TeacherPolicy:
@@ -155,9 +153,9 @@ def run_teacher(run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, trai
     results = []
     for sample in range(plan.samples):
         agent = teacher_verifier(run, plan, policy, sample, train, retriever, paraphrases, llm)
-        items = sample_items(examples, sample)
+        items = [e.as_labeled() for e in examples]  # each sample logs to its own file, so ids stay the triples'
         with bar(f"teacher sample {sample}", len(items)) as advance:
-            verdicts = run_verifier(agent, items, run_dir / f"teacher.s{sample}.jsonl", batch_size, advance)
+            verdicts = run_verifier(agent, items, teacher_log(run_dir, sample), batch_size, advance)
         n = len(verdicts)
         results.append(TeacherSample(sample, n, sum(v.correct for v in verdicts) / n,
                                      score([v.gold for v in verdicts], [v.verdict for v in verdicts]).macro_f1,
