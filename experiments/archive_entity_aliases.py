@@ -10,6 +10,18 @@ from __future__ import annotations
 import sys
 
 
+def name_variants(name, mode):
+    """Looser forms of a subject's name: no qualifier (mode 0), first + last word (1), the surname (2)."""
+    import re
+    base = re.sub(r"\s*\([^)]*\)$", "", name).split(",")[0].strip()
+    w = base.split()
+    out = [base] if base != name else []
+    cap = len(w) >= 2 and all(x[:1].isupper() or x in ("de","van","von","der","da","di","le","la","del") for x in w)
+    if mode >= 1 and len(w) >= 3 and cap: out.append(f"{w[0]} {w[-1]}")
+    if mode >= 2 and cap and len(w[-1]) >= 4: out.append(w[-1])
+    return tuple(out)
+
+
 def measurement_1() -> None:
     """The figures (1,229 and 1,221 of 1,521 positives) come from this snippet (labels only, as before aliases)"""
     import random
@@ -117,14 +129,6 @@ def measurement_5() -> None:
     held = [e for e in split_examples(ws, "train") if zlib.crc32(e.triple.subject.encode()) % 2 == 1][:4000]
     hits = bm25.search([compose_query(e.triple, "s,p,o") for e in held], 5)
     both = lambda t, hs: any(v.has_subject and v.has_object for v in (reader_view(t, h, 26) for h in hs))
-    def name_variants(name, mode):
-        base = re.sub(r"\s*\([^)]*\)$", "", name).split(",")[0].strip()
-        w = base.split()
-        out = [base] if base != name else []
-        cap = len(w) >= 2 and all(x[:1].isupper() or x in ("de","van","von","der","da","di","le","la","del") for x in w)
-        if mode >= 1 and len(w) >= 3 and cap: out.append(f"{w[0]} {w[-1]}")
-        if mode >= 2 and cap and len(w[-1]) >= 4: out.append(w[-1])
-        return tuple(out)
     c = Counter()
     for e, hs in zip(held, hits):
         kind = "positive" if e.label else e.extra.get("negative", "sim")

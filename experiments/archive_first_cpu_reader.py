@@ -230,6 +230,7 @@ def measurement_7() -> None:
 
 def measurement_8() -> None:
     """`surname.py MODEL` (the looser-name gate; `name_variants` is `subjvar.py`'s, above)"""
+    from archive_entity_aliases import name_variants  # the looser names measured there
     import zlib, sys
     from collections import Counter
     from dataclasses import replace

@@ -205,10 +205,10 @@ def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
     pairs = [ReaderPair(Triple("Ada Smith", "place of birth", obj), f"Ada Smith was born in {town}.", "", float(obj == town),
                         "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
     settings = ReaderSettings(batch_size=4, save_steps=1, max_pairs=8, name="tiny")
-    first = train_reader(pairs, tmp_path, settings)
+    first = train_reader(pairs, {}, tmp_path, settings)
     assert first["steps"] == 2 and first["resumed_from"] is None
     assert (tmp_path / "reader_loss.png").exists() and (tmp_path / "reader" / "reader.safetensors").exists()
-    second = train_reader(pairs, tmp_path, settings)
+    second = train_reader(pairs, {}, tmp_path, settings)
     assert second["resumed_from"] and second["resumed_from"].endswith("checkpoint-2") and second["steps"] == 2
     # The saved reader reloads over the base and scores.
     Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
@@ -223,7 +223,7 @@ def test_a_second_reader_stage_starts_from_the_first(tmp_path):
                         "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
 
     def scores(run: str, **settings) -> np.ndarray:
-        train_reader(pairs, tmp_path / run, ReaderSettings(batch_size=4, max_pairs=8, name="tiny", **settings))
+        train_reader(pairs, {}, tmp_path / run, ReaderSettings(batch_size=4, max_pairs=8, name="tiny", **settings))
         Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / run / "reader")
         return CrossEncoderReader(tmp_path / run / "reader").score([(p.triple, p.text, "") for p in pairs])
 
@@ -233,9 +233,40 @@ def test_a_second_reader_stage_starts_from_the_first(tmp_path):
     assert np.abs(scores("bare", learning_rate=1e-12) - first).max() > 0.05
 
 
+def test_a_reader_reads_the_relation_glosses_it_was_trained_with(tmp_path):
+    from agentkgv.agent.reader import claim_text, gloss_of
+    from agentkgv.data.predicates import PredicateInfo, gloss_table, relation_gloss
+    from agentkgv.train.reader import ReaderSettings, train_reader
+
+    has_part = PredicateInfo("P527", "has part", 'part of this subject; inverse property of "part of" (P361).',
+                             aliases=("composed of", "contains"), templates=("[X] consists of [Y] .",))
+    position = PredicateInfo("P413", "position played", "position or specialism of a player, e.g. Small Forward")
+    # A description's first clause; or the ways text states it (aliases, then template phrases), else that.
+    assert relation_gloss(has_part) == "part of this subject"
+    assert relation_gloss(position) == relation_gloss(position, "paraphrases") == "position or specialism of a player"
+    assert relation_gloss(has_part, "paraphrases") == "composed of, contains, consists of"
+    glosses = gloss_table({"P527": has_part, "P413": position, "P9": PredicateInfo("P9", "bare")}, "paraphrases")
+    # By id, and by the words of a graph that carries no id (a label or an alias); none for a bare predicate.
+    assert glosses["P527"] == glosses["has part"] == glosses["composed of"] == "composed of, contains, consists of"
+    assert "P9" not in glosses and gloss_of(glosses, Triple("a", "bare", "b", "P9")) == ""
+    sausage = Triple("Sobrassada", "Contains", "pork")
+    assert (claim_text(sausage, gloss_of(glosses, sausage))
+            == "Sobrassada | Contains (composed of, contains, consists of) | pork")
+
+    pairs = [ReaderPair(Triple("Ada Smith", "has part", obj, "P527"), f"Ada Smith is made of {part}.", "",
+                        float(obj == part), "evidence") for obj in ("wool", "silk") for part in ("wool", "silk")]
+    train_reader(pairs, glosses, tmp_path, ReaderSettings(batch_size=4, max_pairs=4, name="tiny"))
+    Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
+    reader = CrossEncoderReader(tmp_path / "reader")
+    assert reader.glosses == glosses  # shipped beside the weights, so the claims read as in training
+    glossed = reader.score([(pairs[0].triple, pairs[0].text, "")])
+    reader.glosses = {}
+    assert abs(float(reader.score([(pairs[0].triple, pairs[0].text, "")])[0] - glossed[0])) > 1e-4
+
+
 shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")
 # The shipped reader does not yet tell a place of death from a place of birth in one sentence naming both: the
-# weakness FactBench's property swaps show (28 of 37 accepted, BENCHMARKS.md). Strict, so a reader that
+# weakness FactBench's property swaps show (12 of 37 accepted, BENCHMARKS.md). Strict, so a reader that
 # learns it turns these into failures to remove the mark.
 property_swap_weakness = pytest.mark.xfail(
     strict=True, reason="the shipped reader takes a sentence stating a death in London for a birth there")

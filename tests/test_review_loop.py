@@ -18,6 +18,7 @@ from agentkgv.data.records import Triple
 from agentkgv.eval.html_report import REVIEW_COLUMNS
 from agentkgv.eval.review import read_reviews
 from agentkgv.train.learn import learn_calibration, review_loop
+from tests.test_cli import run_cli
 
 # The logged verdicts' calibration: true from support 0 up. The "user's domain" below is true only from
 # support 2 up, so a calibration learned from reviews there should move its threshold.
@@ -94,3 +95,50 @@ def test_learn_writes_a_named_reader_that_a_run_pins_by_content(tmp_path):
     assert json.loads((folder / "learned.json").read_text())["reviews"] == 40
     assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
     assert Calibration.read(folder) != Calibration.read(shipped_reader_dir())
+
+
+def test_review_pairs_take_every_passage_cited_for_a_false_triple_and_the_best_for_a_true_one():
+    from agentkgv.agent.base import EvidenceRef
+    from agentkgv.train.learn import review_pairs
+
+    cited = [EvidenceRef("p1", "Ada was born in Leeds."), EvidenceRef("p2", "Ada lived in York.")]
+    true, false = (Verdict(i, Triple("Ada", "place of birth", o), True, "agentkgv", evidence=cited) for i, o in
+                   (("a", "Leeds"), ("b", "York")))
+    pairs = review_pairs([true, false], [True, False])
+    assert [(p.triple.object, p.text, p.label) for p in pairs] == [
+        ("Leeds", "Ada was born in Leeds.", 1.0), ("York", "Ada was born in Leeds.", 0.0), ("York", "Ada lived in York.", 0.0)]
+
+
+def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_triples_again(tmp_path, data):
+    """From TUNE_AT reviews on, `learn` continues the reader on the reviewed passages, reads the reviewed
+    triples again through the index the verify run used, and fits the calibration on what it finds."""
+    from agentkgv.train.learn import TUNE_AT
+
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs.mkdir()
+    towns = ["Leeds", "York", "Hull", "Bath", "Derby", "Ripon", "Wells", "Truro"]
+    triples, labels = [], []
+    for i in range(TUNE_AT + 6):
+        person, town, other = f"Ada{i} Quill", towns[i % 8], towns[(i + 3) % 8]
+        (docs / f"{i}.txt").write_text(f"{person} was born in {town} in 1900. {person} later visited {other}.")
+        obj = town if i % 2 == 0 else other  # every other triple names the town visited, not the birthplace
+        triples.append({"id": f"t{i}", "subject": person, "predicate": "place of birth", "object": obj})
+        labels.append(i % 2 == 0)
+    graph = tmp_path / "graph.jsonl"
+    graph.write_text("".join(json.dumps(t) + "\n" for t in triples))
+    assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
+    out = tmp_path / "verdicts.jsonl"
+    verified = run_cli("verify", str(graph), "-o", str(out), "--index", "mine", cache=cache, data=data.resolve())
+    assert verified.returncode == 0, verified.stderr
+    verdicts = [Verdict.from_json(json.loads(line)) for line in out.read_text().splitlines()]
+    review = tmp_path / "review.csv"
+    _review_csv(review, verdicts, [str(labels[int(v.id[1:])]).lower() for v in verdicts])
+    learned = run_cli("learn", str(review), "--verdicts", str(out), "--name", "tuned", cache=cache, data=data.resolve())
+    assert learned.returncode == 0, learned.stderr
+    folder = cache / "readers" / "tuned"
+    record = json.loads((folder / "learned.json").read_text())
+    assert record["reviews"] == TUNE_AT + 6 and record["tuned_pairs"] >= TUNE_AT + 6
+    # New weights, the shipped reader's glosses kept beside them, and a run pins the adapted reader.
+    assert (folder / "reader.safetensors").read_bytes() != (shipped_reader_dir() / "reader.safetensors").read_bytes()
+    assert ((folder / "glosses.json").exists() == (shipped_reader_dir() / "glosses.json").exists())
+    assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())

@@ -66,10 +66,12 @@ def bench_review_command(run_name: Annotated[str, typer.Option(help="Eval run of
                          split: Annotated[str, typer.Option(help="The split whose verdicts are reviewed and scored.")] = "factbench_docs",
                          reviewed: Annotated[list[int], typer.Option("--reviewed", help="Reviewed triples to learn from.")] = [50, 100],
                          folds: Annotated[int, typer.Option(help="Folds: each is scored once, never reviewed.")] = 4,
+                         tune: Annotated[bool, typer.Option(help="Also tune the reader on each fold's reviews and read the fold again.")] = False,
                          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """What learning from reviewed triples buys, k-fold: macro-F1 on the unreviewed triples before and after
-    the calibration is refitted on N reviewed ones drawn from the other folds."""
-    rows = learning.bench_review(Workspace(data_dir, cache_dir), run_name, split, reviewed, folds)
+    the calibration is refitted on N reviewed ones drawn from the other folds (--tune: and after the reader
+    is tuned on them too)."""
+    rows = learning.bench_review(Workspace(data_dir, cache_dir), run_name, split, reviewed, folds, tune, HOOKS)
     show(f"The review loop on {split} ({run_name})", ReviewLoopRow, rows)
 
 

@@ -2,40 +2,113 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
+from statistics import fmean
 
-from agentkgv.agent.calibration import Calibration
-from agentkgv.agent.reader import reader_folder
+from agentkgv.agent.calibration import Calibration, Outcome
+from agentkgv.agent.reader import ReaderCard, reader_folder, read_glosses
+from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.errors import DataError
+from agentkgv.data.records import LabeledTriple
+from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
 from agentkgv.eval.runner import load_run
 from agentkgv.paths import Workspace, check_name
-from agentkgv.train.learn import Learned, ReviewLoopRow, learn_calibration, review_loop, save_learned
+from agentkgv.pipeline import SILENT, Hooks, retriever_for
+from agentkgv.retrieval.factory import RetrieverConfig
+from agentkgv.retrieval.guard import GuardedRetriever
+from agentkgv.train.calibrate import fit_calibration
+from agentkgv.train.learn import (TUNE_AT, Learned, ReviewLoopRow, learn_calibration, review_folds, review_loop,
+                                  review_pairs, reviewed_verdicts, save_learned)
+from agentkgv.training import read_evidence
+
+# Continuing a reader on a few hundred reviewed passages: small steps, twice over them.
+TUNE_SETTINGS = {"epochs": 2.0, "batch_size": 8, "learning_rate": 2e-5, "save_steps": 1000, "max_pairs": None}
 
 
 def learned_reader_dir(ws: Workspace, name: str) -> Path:
     return ws.cache / "readers" / check_name(name, "a reader")
 
 
-def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: str,
-                      reader: Path | None = None) -> tuple[Path, Learned]:
-    """Recalibrate `reader` (default the shipped one) on the reviewed triples of `review`, whose verdicts
-    are in `verdicts_file`; the adapted reader goes to <cache>/readers/<name>."""
+def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
+    """(retriever, reading settings) of the reader run that wrote `log`, from the settings it pinned: a
+    tuned reader reads the reviewed triples again as that run read them."""
+    path = log.with_name(log.name + ".settings.json")
+    if not path.exists():
+        raise DataError(path, "missing: the run settings `verify`/`eval` write beside a log, which say how to "
+                              "read the reviewed triples again")
+    settings = json.loads(path.read_text())
+    if settings.get("judge") != "reader" or "reading" not in settings:
+        raise DataError(path, "not a run of the reader agent: only its verdicts can be learned from")
+    reading = ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
+                                            if k not in ("weights", "stop_policy_weights")})
+    index = settings.get("index")  # a document index is pinned as {"name", "fingerprint"}
+    retriever = retriever_for(ws, RetrieverConfig(kind=settings["retriever"], embedding_model=settings["embedding_model"],
+                                                  index=index["name"] if isinstance(index, dict) else index), hooks)
+    return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading
+
+
+def tune_reader(source: Path, pairs: list, run_dir: Path) -> Path:
+    """Continue the reader in `source` on `pairs` (train/learn.review_pairs); returns the tuned reader's
+    folder (weights, card, glosses; no calibration yet)."""
+    from agentkgv.train.reader import ReaderSettings, train_reader
+
+    settings = ReaderSettings(name=f"{ReaderCard.read(source).name}-reviewed", init_from=source, **TUNE_SETTINGS)
+    train_reader(pairs, read_glosses(source), run_dir, settings)
+    return run_dir / "reader"
+
+
+def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: str, reader: Path | None = None,
+                      hooks: Hooks = SILENT) -> tuple[Path, Learned]:
+    """Adapt `reader` (default the shipped one) to the reviewed triples of `review`, whose verdicts are in
+    `verdicts_file`: its calibration refitted, and from `TUNE_AT` reviews on its weights tuned on the
+    reviewed passages first. The adapted reader goes to <cache>/readers/<name>."""
     verdicts = load_run(verdicts_file)
     if not verdicts:
         raise DataError(verdicts_file, "no verdicts in this file")
-    source = reader_folder(reader)
-    calibration, learned = learn_calibration(verdicts, read_reviews(review), review, Calibration.read(source))
-    return save_learned(source, learned_reader_dir(ws, name), calibration, learned), learned
+    source, reviews, target = reader_folder(reader), read_reviews(review), learned_reader_dir(ws, name)
+    current = Calibration.read(source)
+    if len(reviews) < TUNE_AT:
+        calibration, learned = learn_calibration(verdicts, reviews, review, current)
+        return save_learned(source, target, calibration, learned), learned
+    reviewed = reviewed_verdicts(verdicts, reviews, review)
+    pairs = review_pairs(reviewed, [r.label for r in reviews])
+    retriever, reading = run_reading(ws, verdicts_file, hooks)
+    tuned = tune_reader(source, pairs, target / "tuning")
+    items = [LabeledTriple(v.id, v.triple, r.label) for v, r in zip(reviewed, reviews)]
+    evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again")
+    calibration, learned = learn_calibration(verdicts, reviews, review, current, evidence, len(pairs))
+    return save_learned(tuned, target, calibration, learned), learned
 
 
-def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], folds: int) -> list[ReviewLoopRow]:
-    """The review loop, k-fold, on one split of an eval run of the reader agent."""
+def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], folds: int, tune: bool = False,
+                 hooks: Hooks = SILENT) -> list[ReviewLoopRow]:
+    """The review loop, k-fold, on one split of an eval run of the reader agent; with `tune`, also the
+    reader's weights tuned on each fold's reviewed triples, and the fold read again by the tuned reader."""
     log = ws.runs / run_name / f"agentkgv.{split}.jsonl"
     verdicts = list(load_run(log).values())
     if not verdicts:
         raise DataError(log, "no verdicts here: run `agentkgv eval --method agentkgv --run-name` first")
     try:
-        return review_loop(verdicts, sizes, folds)
+        rows = review_loop(verdicts, sizes, folds)
     except ValueError as error:
         raise DataError(log, str(error)) from None
+    if not tune:
+        return rows
+    retriever, reading = run_reading(ws, log, hooks)
+    source = reader_folder(reading.reader)
+    tuned_rows = []
+    for row, size in zip(rows, sizes):
+        scores = []
+        for k, (reviewed, scored) in enumerate(review_folds(verdicts, size, folds)):
+            folder = tune_reader(source, review_pairs(reviewed, [v.gold for v in reviewed]),
+                                 ws.training / f"review-tune-{run_name}-{split}-{size}-{k}")
+            items = [LabeledTriple(v.id, v.triple, v.gold) for v in reviewed + scored]
+            evidence = read_evidence(ws, folder, items, retriever, reading, hooks, f"fold {k + 1}, {size} reviewed")
+            fitted = fit_calibration(evidence[:len(reviewed)], [v.gold for v in reviewed])
+            outcomes = [fitted.outcome(fitted.probability(e)) for e in evidence[len(reviewed):]]
+            scores.append(score([v.gold for v in scored], [o is Outcome.TRUE for o in outcomes]).macro_f1)
+        tuned_rows.append(replace(row, macro_f1_tuned=round(fmean(scores), 4)))
+    return tuned_rows

@@ -12,7 +12,7 @@ from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
-from agentkgv.data.predicates import load_predicates
+from agentkgv.data.predicates import gloss_table, load_predicates
 from agentkgv.data.text import label_key
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.llm.factory import build_llm
@@ -138,17 +138,34 @@ def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threa
     settings = ReaderSettings.load(settings_path)
     run_dir = ws.training / run_name
     pairs = reader_pairs(ws, run_dir, settings, hooks)
-    record = train(pairs, run_dir, settings, threads)
+    glosses = {} if settings.relation_glosses == "none" else gloss_table(load_predicates(ws.data), settings.relation_glosses)
+    record = train(pairs, glosses, run_dir, settings, threads)
     calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
     return record | {"calibration": calibration.model_dump()}
+
+
+def read_evidence(ws: Workspace, folder: Path, items: list, retriever, config, hooks: Hooks = SILENT,
+                  label: str = "reading") -> list:
+    """What the reader in `folder` finds for each triple, read to the full search budget of `config` (a
+    `ReadingConfig`) with no calibration deciding: the evidence a calibration is fitted on."""
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.agent.reading import ReadingAgent
+
+    agent = ReadingAgent(retriever, CrossEncoderReader(folder), None, paraphrases(ws),
+                         config.model_copy(update={"reader": folder, "stop_policy": None}))
+    evidence = []
+    with hooks.bar(label, len(items)) as advance:
+        for start in range(0, len(items), 64):
+            chunk = items[start:start + 64]
+            evidence += [r.evidence for r in agent.run(chunk)]
+            advance(len(chunk))
+    return evidence
 
 
 def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: int, hooks: Hooks = SILENT):
     """Read the held-out training triples (a fixed balanced draw of `count`) to the full search budget with
     the reader in `folder`, fit its calibration and write it beside the reader."""
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.agent.reading import ReadingConfig
     from agentkgv.data.jsonl import write_jsonl
     from agentkgv.train.calibrate import fit_calibration
     from agentkgv.train.reader_data import held_out
@@ -156,14 +173,8 @@ def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: 
     factbench = reader_forbidden(ws)[1]
     examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
                                 and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
-    agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None, paraphrases(ws),
-                         ReadingConfig())
-    evidence: list[Evidence] = []
-    with hooks.bar("reading held-out training triples", len(examples)) as advance:
-        for start in range(0, len(examples), 64):
-            chunk = [e.as_labeled() for e in examples[start:start + 64]]
-            evidence += [r.evidence for r in agent.run(chunk)]
-            advance(len(chunk))
+    evidence = read_evidence(ws, folder, [e.as_labeled() for e in examples], retriever_for(ws, RetrieverConfig(), hooks),
+                             ReadingConfig(), hooks, "reading held-out training triples")
     write_jsonl(folder.parent / "held_out_evidence.jsonl",
                 ({"id": e.id, "label": e.label, **asdict(v)} for e, v in zip(examples, evidence)))
     calibration = fit_calibration(evidence, [e.label for e in examples])

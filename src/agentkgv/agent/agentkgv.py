@@ -30,6 +30,17 @@ OPENING_COMBINATION = "s,p,o"
 OPENING_REASON = "First search: the subject, predicate and object together."
 
 
+class TeacherAids(Settings):
+    """What an LLM teacher gets when it writes stage-1 training data, never a deployed agent: the teacher
+    prompt (the paper's "search whenever uncertain"), the gold label as a hint that holds its verdict to it
+    (rationalization), answers refused until `min_searches` searches are done, so a small teacher cannot
+    skip the evidence, and queries chosen from the combination table's example queries."""
+
+    gold_hint: bool = False
+    min_searches: int = Field(0, ge=0)
+    table_queries: bool = False
+
+
 class AgentConfig(Settings):
     max_turns: int = Field(8, ge=1)
     top_k: int = Field(5, ge=1)
@@ -43,16 +54,10 @@ class AgentConfig(Settings):
     max_new_tokens: int = 120
     temperature: float = 0.0
     seed: int | None = None
-    # Teacher settings, for writing stage-1 training data only. The teacher prompt adds the paper's "search
-    # whenever uncertain" instruction; the gold hint shows the teacher the label and holds its verdict to it
-    # (rationalization); answers are refused until `min_searches` searches are done, so a small teacher
-    # cannot skip the evidence, and after `max_searches` only an answer is allowed.
-    teacher_prompt: bool = False
-    gold_hint: bool = False
-    min_searches: int = Field(0, ge=0)
+    # After this many searches only an answer is allowed; None: the turn budget alone bounds them.
     max_searches: int | None = Field(None, ge=0)
-    # Teacher queries are chosen from the combination table's example queries, not written freely.
-    table_queries: bool = False
+    # Set only for a teacher writing training data (train/teacher.py).
+    teacher: TeacherAids | None = None
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
     # Grounding: after a search, "true" may be decoded only when a shown passage names both the subject and
@@ -80,7 +85,11 @@ class AgentConfig(Settings):
     @property
     def teaching(self) -> bool:
         """Whether the model's view differs from the student's, so the student's must be recorded too."""
-        return self.teacher_prompt or self.gold_hint
+        return self.teacher is not None
+
+    @property
+    def hinted(self) -> bool:
+        return self.teacher is not None and self.teacher.gold_hint
 
 
 class AgentKGV:
@@ -108,12 +117,12 @@ class AgentKGV:
         """What the model sees this turn. `student` gives the inference-time context even in a teacher run:
         the state training data is built from, without the teacher's instructions or hint."""
         c = self.config
-        teacher = c.teacher_prompt and not student
+        teacher = c.teaching and not student
         # The hint comes with the turns that may judge: a search turn needs no label, and seeing it there
         # only tempts the teacher to state the verdict before it has the evidence.
-        judging = c.gold_hint and not student and self._may_answer(trajectory, self._may_search(trajectory))
+        judging = c.hinted and not student and self._may_answer(trajectory, self._may_search(trajectory))
         hint = trajectory.item.label if judging else None
-        if c.gold_hint and trajectory.item.label is None:
+        if c.hinted and trajectory.item.label is None:
             raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
         return agent_state(trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1, c.max_turns,
                            trajectory.summary, trajectory.last_query, trajectory.last_hits,
@@ -165,7 +174,7 @@ class AgentKGV:
         """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
         c = self.config
         narrowed: dict = {}
-        if c.gold_hint:  # rationalization: the teacher writes the reasoning for the known label
+        if c.hinted:  # rationalization: the teacher writes the reasoning for the known label
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
         elif self._unfounded(trajectory):
             narrowed["verdicts"] = ["false"]
@@ -215,7 +224,8 @@ class AgentKGV:
         """Whether the next query must come from the combination table: always for a table-queries teacher,
         and for every rewrite, since a 135M model left to write its second query mostly repeats its first
         (same query, same results, a wasted turn)."""
-        return self.config.table_queries or trajectory.searches > 0
+        teacher = self.config.teacher
+        return (teacher is not None and teacher.table_queries) or trajectory.searches > 0
 
     def _fresh_queries(self, trajectory: Trajectory) -> list[str]:
         """The combination table's queries for this triple that no earlier turn asked."""
@@ -244,7 +254,7 @@ class AgentKGV:
         last_turn = len(trajectory.turns) + 1 >= c.max_turns
         if last_turn or not may_search:
             return True
-        if trajectory.searches < c.min_searches:
+        if c.teacher is not None and trajectory.searches < c.teacher.min_searches:
             return False
         # The cheap count first: reading every shown passage matters only while "false" is held back.
         return not (trajectory.searches < c.false_needs_searches and self._unfounded(trajectory))

@@ -32,13 +32,23 @@ READER_WORDS = 40
 MAX_TOKENS = 128
 WEIGHTS_FILE = "reader.safetensors"
 CARD_FILE = "reader.json"
+# The relation glosses a reader was trained with (data/predicates.gloss_table), shipped beside its weights.
+GLOSSES_FILE = "glosses.json"
 SHIPPED_READER = "minilm-kgv"
 # Frozen in training and so never shipped: the base's copy is used as it is.
 FROZEN_PREFIX = "bert.embeddings.word_embeddings"
 
 
-def claim_text(triple: Triple) -> str:
-    return f"{triple.subject} | {triple.predicate} | {triple.object}"
+def claim_text(triple: Triple, gloss: str = "") -> str:
+    """`subject | predicate (what the relation means) | object`: the gloss lets the reader judge a relation it
+    never trained on by its meaning rather than its name."""
+    predicate = f"{triple.predicate} ({gloss})" if gloss else triple.predicate
+    return f"{triple.subject} | {predicate} | {triple.object}"
+
+
+def gloss_of(glosses: dict[str, str], triple: Triple) -> str:
+    """The relation's gloss by predicate id, else by its lower-cased words; "" when none is known."""
+    return glosses.get(triple.predicate_id or "") or glosses.get(triple.predicate.lower(), "")
 
 
 def reader_view(triple: Triple, text: str) -> PassageView:
@@ -77,7 +87,8 @@ def reader_folder(folder: Path | None) -> Path:
 
 
 def reader_fingerprint(folder: Path | None) -> str:
-    """The reader's weights and calibration by content, which a run log pins (a resume cannot switch readers)."""
+    """The reader's weights, calibration and relation glosses by content, which a run log pins (a resume
+    cannot switch readers)."""
     folder = reader_folder(folder)
     digest = hashlib.sha256()
     for name in (WEIGHTS_FILE, "calibration.json"):
@@ -85,6 +96,8 @@ def reader_fingerprint(folder: Path | None) -> str:
         if not path.exists():
             raise DataError(path, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
         digest.update(path.read_bytes())
+    if (folder / GLOSSES_FILE).exists():
+        digest.update((folder / GLOSSES_FILE).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -143,18 +156,30 @@ class CrossEncoderReader:
         self.batch_size = batch_size
         self.model = load_reader_weights(base_cross_encoder(), folder)
         self.model.model.eval()
+        self.glosses = read_glosses(folder)
 
     def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
         if not pairs:
             return np.zeros(0, dtype=np.float32)
-        inputs = [(claim_text(t), passage_text(t, text, title)) for t, text, title in pairs]
+        inputs = [(claim_text(t, gloss_of(self.glosses, t)), passage_text(t, text, title)) for t, text, title in pairs]
         return np.asarray(self.model.predict(inputs, batch_size=self.batch_size, show_progress_bar=False,
                                              convert_to_numpy=True), dtype=np.float32).reshape(-1)
 
 
-def save_reader(model, folder: Path, card: ReaderCard) -> int:
-    """Write a trained CrossEncoder's weights (fp16, frozen word embeddings left out) and its card; returns
-    the bytes written."""
+def read_glosses(folder: Path) -> dict[str, str]:
+    """The glosses a reader was trained with; a reader trained without them reads bare claims."""
+    path = folder / GLOSSES_FILE
+    if not path.exists():
+        return {}
+    glosses = json.loads(path.read_text())
+    if not isinstance(glosses, dict) or not all(isinstance(v, str) for v in glosses.values()):
+        raise DataError(path, "expected an object of predicate -> gloss strings")
+    return glosses
+
+
+def save_reader(model, folder: Path, card: ReaderCard, glosses: dict[str, str]) -> int:
+    """Write a trained CrossEncoder's weights (fp16, frozen word embeddings left out), its card and the
+    relation glosses it was trained with; returns the bytes written."""
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,4 +188,6 @@ def save_reader(model, folder: Path, card: ReaderCard) -> int:
     save_file(state, str(folder / WEIGHTS_FILE))
     (folder / CARD_FILE).write_text(json.dumps({"name": card.name, "base": card.base, "training": card.training},
                                                indent=1) + "\n")
+    if glosses:
+        (folder / GLOSSES_FILE).write_text(json.dumps(glosses, indent=0, sort_keys=True) + "\n")
     return sum(p.stat().st_size for p in folder.iterdir())

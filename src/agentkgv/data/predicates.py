@@ -116,6 +116,38 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
     }
 
 
+GLOSS_STYLES = ("descriptions", "paraphrases")
+
+
+def relation_gloss(info: PredicateInfo, style: str = "descriptions", limit: int = 4, max_words: int = 16) -> str:
+    """What the relation means in a few words. "descriptions": its description's first clause (`subject
+    currently or formerly holds the object position or public office`), cross-references, examples and
+    inverse notes left out. "paraphrases": the forms a passage states it in (`birthplace, born in, POB,
+    birth place`), else its description. "" where the predicate has neither."""
+    if style not in GLOSS_STYLES:
+        raise ValueError(f"gloss style must be one of {GLOSS_STYLES}, not {style!r}")
+    if style == "paraphrases" and info.paraphrases():
+        return ", ".join(info.paraphrases()[:limit])
+    text = re.sub(r"\([^)]*\)|\[[^]]*\]", "", info.description)
+    text = re.split(r";|\. |,? e\.g\b|\bsee also\b|\binverse property\b", text, maxsplit=1, flags=re.IGNORECASE)[0]
+    words = text.replace('"', "").split()
+    return " ".join(words[:max_words]).strip(" ,.:")
+
+
+def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions") -> dict[str, str]:
+    """Relation glosses (`relation_gloss`) by predicate id, then by lower-cased label, then by alias (a graph
+    that carries words only, DBpedia's `birth place` among them): a predicate's own label wins over another's
+    alias, and among aliases the lowest id's."""
+    glosses = {pid: relation_gloss(info, style) for pid, info in predicates.items()}
+    by_id = sorted((pid for pid, gloss in glosses.items() if gloss), key=lambda pid: (len(pid), pid))
+    table = {pid: glosses[pid] for pid in by_id}
+    for names in (lambda pid: (predicates[pid].label,), lambda pid: predicates[pid].aliases):
+        for pid in by_id:
+            for name in names(pid):
+                table.setdefault(name.lower(), glosses[pid])
+    return table
+
+
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
     """p' candidates by predicate id and by lower-cased label (user graphs often carry labels only)."""
     table: dict[str, list[str]] = {}

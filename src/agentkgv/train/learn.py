@@ -1,13 +1,17 @@
 """The verifier adapted to a user's domain from the triples their reviewers judged.
 
-The reader's weights stay; its calibration is refitted (train/calibrate.py) on the reviewed triples'
-evidence, as the verify run logged it (`Verdict.reading`). That moves P(true) and the thresholds to the
-user's documents and graph: how much a supporting passage there is worth, where "not enough evidence"
-begins. The adapted reader is a folder like the shipped one (weights, card, calibration) plus
-`learned.json`, saying what it learned; `--reader FOLDER` runs it and a run pins it by content.
+Always, the reader's calibration is refitted (train/calibrate.py) on the reviewed triples' evidence, as the
+verify run logged it (`Verdict.reading`). That moves P(true) and the thresholds to the user's documents and
+graph: how much a supporting passage there is worth, where "not enough evidence" begins. The evidence was
+gathered under the old calibration, which stops reading once a triple is settled true: a stricter new
+calibration would have read on. The fit takes the evidence as logged.
 
-The evidence was gathered under the old calibration, which stops reading once a triple is settled true: a
-stricter new calibration would have read on. The fit takes the evidence as logged.
+With enough reviews (`TUNE_AT`), the reader's weights learn too (`review_pairs`): each reviewed triple's
+cited passages become training pairs, continuing the reader on this CPU for a few dozen steps; the
+calibration is then fitted on the reviewed triples read again by the tuned reader (learning.py).
+
+The adapted reader is a folder like the shipped one (weights, card, glosses, calibration) plus
+`learned.json`, saying what it learned; `--reader FOLDER` runs it and a run pins it by content.
 
 `review_loop` measures what learning buys, k-fold: the triples of one fold are scored, the reviewed ones
 drawn from the others, so no triple scored was reviewed.
@@ -23,16 +27,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agentkgv.agent.base import Verdict
-from agentkgv.agent.calibration import Calibration, Outcome
-from agentkgv.agent.reader import CARD_FILE, WEIGHTS_FILE
+from agentkgv.agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, WEIGHTS_FILE
 from agentkgv.data.errors import DataError
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import Review
 from agentkgv.train.calibrate import fit_calibration
+from agentkgv.train.reader_data import ReaderPair
 
 LEARNED_FILE = "learned.json"
 # Fewer reviewed triples than this say too little to move a calibration.
 MIN_REVIEWS = 20
+# From this many reviewed triples on, the reader's weights are tuned on their passages as well.
+TUNE_AT = 50
 
 
 @dataclass(frozen=True)
@@ -46,12 +53,13 @@ class Learned:
     changed: int  # reviewed triples whose verdict the new calibration changes
     calibration_before: dict
     calibration_after: dict
+    tuned_pairs: int = 0  # passages the reader's weights were tuned on; 0: the weights are the source's
 
 
-def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], review_path: Path,
-                      current: Calibration) -> tuple[Calibration, Learned]:
-    """Refit `current` on the reviewed triples; every review must name a verdict the reader judged."""
-    evidence, gold, before = [], [], []
+def reviewed_verdicts(verdicts: dict[str, Verdict], reviews: Sequence[Review], review_path: Path) -> list[Verdict]:
+    """The verdict behind each review, in order; every review must name a verdict the reader judged, and
+    there must be enough of them, with both labels."""
+    reviewed = []
     for review in reviews:
         verdict = verdicts.get(review.id)
         if verdict is None:
@@ -59,12 +67,23 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
         if verdict.reading is None:
             raise DataError(review_path, f"triple {review.id} was not judged by the reader ({verdict.method}): "
                                          "only the reader's verdicts can be learned from", review.line, "id")
-        evidence.append(verdict.reading)
-        gold.append(review.label)
-        before.append(verdict.verdict is True)
-    if len(reviews) < MIN_REVIEWS or len(set(gold)) < 2:
-        raise DataError(review_path, f"{len(reviews)} reviewed triples ({sum(gold)} true): learning needs at least "
+        reviewed.append(verdict)
+    true = sum(r.label for r in reviews)
+    if len(reviews) < MIN_REVIEWS or true in (0, len(reviews)):
+        raise DataError(review_path, f"{len(reviews)} reviewed triples ({true} true): learning needs at least "
                                      f"{MIN_REVIEWS}, with both verdicts among them")
+    return reviewed
+
+
+def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], review_path: Path,
+                      current: Calibration, evidence: Sequence[Evidence] | None = None,
+                      tuned_pairs: int = 0) -> tuple[Calibration, Learned]:
+    """Refit `current` on the reviewed triples: on their logged evidence, or on `evidence` (the same
+    triples read again by a tuned reader, `tuned_pairs` its tuning pairs)."""
+    reviewed = reviewed_verdicts(verdicts, reviews, review_path)
+    evidence = list(evidence) if evidence is not None else [v.reading for v in reviewed]
+    gold = [r.label for r in reviews]
+    before = [v.verdict is True for v in reviewed]
     try:
         fitted = fit_calibration(evidence, gold)
     except ValueError as error:
@@ -72,15 +91,29 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
-                           current.model_dump(), fitted.model_dump())
+                           current.model_dump(), fitted.model_dump(), tuned_pairs)
+
+
+def review_pairs(reviewed: Sequence[Verdict], labels: Sequence[bool]) -> list[ReaderPair]:
+    """Reader pairs from reviewed verdicts: a triple reviewed false makes each passage cited for it a
+    negative (none of them states it, or the reviewer would have said true); one reviewed true makes its
+    best-supported cited passage (cited first) a positive. That passage may state the triple only in part:
+    the reviewer judged the triple, not the passage."""
+    pairs = []
+    for verdict, label in zip(reviewed, labels, strict=True):
+        cited = verdict.evidence[:1] if label else verdict.evidence
+        pairs += [ReaderPair(verdict.triple, e.text, e.title, float(label), "review", "review") for e in cited]
+    return pairs
 
 
 def save_learned(source: Path, target: Path, calibration: Calibration, learned: Learned) -> Path:
-    """The adapted reader: the source reader's weights and card, the new calibration, what it learned."""
+    """The adapted reader: the weights, card and relation glosses of `source` (the reader it started from,
+    or the tuned one), the new calibration, what it learned."""
     target.mkdir(parents=True, exist_ok=True)
     if source.resolve() != target.resolve():  # learning again into the same reader keeps its weights
-        for name in (WEIGHTS_FILE, CARD_FILE):
-            shutil.copyfile(source / name, target / name)
+        for name in (WEIGHTS_FILE, CARD_FILE, GLOSSES_FILE):
+            if (source / name).exists():  # a reader trained without glosses has none
+                shutil.copyfile(source / name, target / name)
     calibration.save(target)
     (target / LEARNED_FILE).write_text(json.dumps(asdict(learned), indent=1) + "\n")
     return target
@@ -95,18 +128,21 @@ class ReviewLoopRow:
     macro_f1_after: float
     undecided_before: float  # share sent to review
     undecided_after: float
+    macro_f1_tuned: float | None = None  # the reader's weights tuned on the reviews too; None: not measured
 
     HEADERS = ["Reviewed", "Folds", "Scored per fold", "Macro-F1 before", "Macro-F1 after", "To review before",
-               "To review after"]
+               "To review after", "Macro-F1, reader tuned"]
 
     def cells(self) -> list[str]:
         return [str(self.reviewed), str(self.folds), str(self.scored), f"{self.macro_f1_before:.3f}",
-                f"{self.macro_f1_after:.3f}", f"{self.undecided_before:.1%}", f"{self.undecided_after:.1%}"]
+                f"{self.macro_f1_after:.3f}", f"{self.undecided_before:.1%}", f"{self.undecided_after:.1%}",
+                "—" if self.macro_f1_tuned is None else f"{self.macro_f1_tuned:.3f}"]
 
 
-def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 4, seed: int = 13) -> list[ReviewLoopRow]:
-    """Macro-F1 on each fold's triples as logged, and after a calibration learned from `size` reviewed
-    triples drawn at random from the other folds; the mean over folds, per size."""
+def review_folds(verdicts: Sequence[Verdict], size: int, folds: int = 4,
+                 seed: int = 13) -> list[tuple[list[Verdict], list[Verdict]]]:
+    """(reviewed, scored) per fold: each fold's triples are scored once, and `size` reviewed triples are
+    drawn at random from the other folds, so no triple scored was reviewed."""
     judged = [v for v in verdicts if v.reading is not None and v.gold is not None]
     # Reviewed triples are drawn at random here; a real queue holds the least sure ones, which may teach
     # the thresholds more and the rest less.
@@ -115,12 +151,21 @@ def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 
     order = sorted(judged, key=lambda v: v.id)
     random.Random(seed).shuffle(order)
     parts = [order[i::folds] for i in range(folds)]
+    splits = []
+    for k, scored in enumerate(parts):
+        pool = [v for j, part in enumerate(parts) if j != k for v in part]
+        splits.append((random.Random(seed + k).sample(pool, min(size, len(pool))), scored))
+    return splits
+
+
+def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 4, seed: int = 13) -> list[ReviewLoopRow]:
+    """Macro-F1 on each fold's triples as logged, and after a calibration learned from `size` reviewed
+    triples drawn at random from the other folds (`review_folds`); the mean over folds, per size."""
     rows = []
     for size in sizes:
         before, after, und_before, und_after = [], [], [], []
-        for k, scored in enumerate(parts):
-            pool = [v for j, part in enumerate(parts) if j != k for v in part]
-            reviewed = random.Random(seed + k).sample(pool, min(size, len(pool)))
+        splits = review_folds(verdicts, size, folds, seed)
+        for reviewed, scored in splits:
             fitted = fit_calibration([v.reading for v in reviewed], [v.gold for v in reviewed])
             gold = [v.gold for v in scored]
             outcomes = [fitted.outcome(fitted.probability(v.reading)) for v in scored]
@@ -128,7 +173,7 @@ def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 
             after.append(score(gold, [o is Outcome.TRUE for o in outcomes]).macro_f1)
             und_before.append(sum(v.undecided for v in scored) / len(scored))
             und_after.append(sum(o is Outcome.UNDECIDED for o in outcomes) / len(scored))
-        rows.append(ReviewLoopRow(size, folds, len(parts[0]), round(_mean(before), 4), round(_mean(after), 4),
+        rows.append(ReviewLoopRow(size, folds, len(splits[0][1]), round(_mean(before), 4), round(_mean(after), 4),
                                   round(_mean(und_before), 4), round(_mean(und_after), 4)))
     return rows
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
-from agentkgv.agent.reader import (FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, load_reader_weights,
-                                   passage_text, save_reader)
+from agentkgv.agent.reader import (FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, gloss_of,
+                                   load_reader_weights, passage_text, save_reader)
 from agentkgv.data.settings import Settings
 from agentkgv.train.reader_data import ReaderPair, kind_counts
 from agentkgv.train.sft import last_checkpoint, plot_losses
@@ -34,6 +35,11 @@ class ReaderSettings(Settings):
     # Share of the positives given a relation-swap negative: from the training split, and from the corpora.
     split_swap_share: float = Field(0.35, ge=0, le=1)
     corpus_swap_share: float = Field(0.5, ge=0, le=1)
+    # The relation's gloss in each claim (data/predicates.relation_gloss): "none" (the shipped reader), or
+    # "descriptions" or "paraphrases" (BENCHMARKS.md, *Relation glosses*); a share of the claims goes
+    # without, so a predicate no gloss is known for (a user's own) reads as well.
+    relation_glosses: Literal["none", "descriptions", "paraphrases"] = "none"
+    gloss_dropout: float = Field(0.2, ge=0, le=1)
     # A trained reader folder to start from instead of the bare base (a second stage on other pairs).
     init_from: Path | None = None
     # The first pairs of the shuffled set: about 45 minutes of training on 2 cores.
@@ -49,8 +55,13 @@ class ReaderSettings(Settings):
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
 
 
-def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSettings, threads: int | None = None) -> dict:
-    """Train, then write the reader (fp16 weights and card) to `run_dir / "reader"`; returns the run's record."""
+def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path, settings: ReaderSettings,
+                 threads: int | None = None) -> dict:
+    """Train on the pairs, each claim with its relation's gloss (`glosses`, data/predicates.gloss_table) but
+    for a `gloss_dropout` share, then write the reader (fp16 weights, card, glosses) to `run_dir / "reader"`;
+    returns the run's record."""
+    import random
+
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
@@ -60,8 +71,10 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
         torch.set_num_threads(threads)
     torch.manual_seed(settings.seed)
     pairs = pairs[:settings.max_pairs] if settings.max_pairs else pairs
+    bare = random.Random(settings.seed)  # the same claims go bare on a resumed run
     data = Dataset.from_dict({
-        "claim": [claim_text(p.triple) for p in pairs],
+        "claim": [claim_text(p.triple, "" if bare.random() < settings.gloss_dropout else gloss_of(glosses, p.triple))
+                  for p in pairs],
         "passage": [passage_text(p.triple, p.text, p.title) for p in pairs],
         "label": [p.label for p in pairs]})
     model = base_cross_encoder()
@@ -87,7 +100,7 @@ def train_reader(pairs: list[ReaderPair], run_dir: Path, settings: ReaderSetting
     record = {"pairs": len(pairs), "kinds": kind_counts(pairs), "seconds": round(seconds, 1),
               "resumed_from": resume, "steps": trainer.state.global_step, "settings": settings.model_dump(mode="json")}
     card = ReaderCard(settings.name, "all-MiniLM-L6-v2", record)
-    record["bytes"] = save_reader(model, run_dir / "reader", card)
+    record["bytes"] = save_reader(model, run_dir / "reader", card, glosses)
     (run_dir / "reader_train.json").write_text(json.dumps(record, indent=1) + "\n")
     (run_dir / "reader_losses.json").write_text(json.dumps(losses) + "\n")
     return record

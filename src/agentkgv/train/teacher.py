@@ -20,7 +20,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from agentkgv.agent.agentkgv import AgentConfig
+from agentkgv.agent.agentkgv import AgentConfig, TeacherAids
 from agentkgv.agent.base import Verifier
 from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
@@ -61,8 +61,9 @@ def every_turn_taught(agent: AgentConfig) -> AgentConfig:
 def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
     """The student's agent settings with the LLM teacher's prompt, aids and sampling seed for one sample."""
     return every_turn_taught(agent).model_copy(update={
-        "teacher_prompt": True, "gold_hint": teacher.gold_hint, "min_searches": teacher.min_searches,
-        "table_queries": teacher.table_queries, "max_searches": teacher.max_searches,
+        "teacher": TeacherAids(gold_hint=teacher.gold_hint, min_searches=teacher.min_searches,
+                               table_queries=teacher.table_queries),
+        "max_searches": teacher.max_searches,
         "temperature": teacher.temperature, "seed": teacher.seed + sample})
 
 
