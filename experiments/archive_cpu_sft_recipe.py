@@ -6,8 +6,6 @@ the number are the measurement’s own (`sys.argv[1:]` inside it).
 
 from __future__ import annotations
 
-import sys
-
 
 def measurement_1() -> None:
     """The step times come from this script (`python steptime.py all`, then `python steptime.py 20`; 32 judgment pairs of `train/distill-v3/sft.jsonl`, 4 steps each, nothing else running)"""
@@ -60,12 +58,9 @@ MEASUREMENTS = [measurement_1, measurement_2, measurement_3]
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
-        for n, measure in enumerate(MEASUREMENTS, 1):
-            print(n, (measure.__doc__ or "").split(". ")[0])
-        return
-    number = int(sys.argv.pop(1))  # what follows the number is the measurement's own arguments
-    MEASUREMENTS[number - 1]()
+    from _menu import run_menu  # experiments/ is on the path when a file here runs as a script
+
+    run_menu(MEASUREMENTS)
 
 
 if __name__ == "__main__":

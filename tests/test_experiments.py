@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-EXPERIMENTS = sorted((Path(__file__).parents[1] / "experiments").glob("*.py"))
+EXPERIMENTS = sorted(p for p in (Path(__file__).parents[1] / "experiments").glob("*.py") if not p.name.startswith("_"))
 
 
 def _load(path: Path):
