@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
@@ -80,7 +81,9 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     items = [LabeledTriple(v.id, v.triple, r.label) for v, r in zip(reviewed, reviews)]
     evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again")
     calibration, learned = learn_calibration(verdicts, reviews, review, current, evidence, len(pairs))
-    return save_learned(tuned, target, calibration, learned), learned
+    save_learned(tuned, target, calibration, learned)
+    shutil.rmtree(tuned)  # its weights are now the learned reader's; the loss curve stays in tuning/
+    return target, learned
 
 
 def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], folds: int, tune: bool = False,
