@@ -115,7 +115,7 @@ def measurement_4() -> None:
 
 def measurement_5() -> None:
     """The surname nearly triples the negatives that mark both (another person of that name next to the object), and the other two forms add 1.4 points of positives: too little to change what a reader gets."""
-    import zlib, re
+    import zlib
     from collections import Counter
     from dataclasses import replace
     from agentkgv.paths import Workspace

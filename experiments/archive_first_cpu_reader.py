@@ -11,7 +11,6 @@ from __future__ import annotations
 def measurement_1() -> None:
     """`data.py` (LAMA pairs, 6 min; A1 used its output as written)"""
     import json, random, zlib
-    from collections import Counter
     from pathlib import Path
     from agentkgv.paths import Workspace
     from agentkgv.pipeline import retriever_for, split_examples
@@ -126,7 +125,6 @@ def measurement_4() -> None:
     """`train.py OUT 1 0 PAIRS` trains on part 0 and prints the held-out table"""
     import json, sys, torch
     from collections import defaultdict
-    import numpy as np
     from datasets import Dataset
     from sklearn.metrics import roc_auc_score
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments

@@ -109,7 +109,7 @@ def measurement_5() -> None:
 
 def measurement_6() -> None:
     """The first-turn count (`turn1.py`, run in the repo; it asks the shipped adapter for the first turn of every triple, the model opening as before, and compares its query with the rule's)"""
-    import json, sys
+    import sys
     from collections import Counter
     from agentkgv import pipeline as P
     from agentkgv.agent.actions import parse_action

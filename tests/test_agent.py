@@ -26,7 +26,7 @@ def item() -> LabeledTriple:
 def make_agent(llm, retriever, summarizer=None, **config) -> AgentKGV:
     # The scripted model plays the first turn too; the opening rule has its own test.
     return AgentKGV(llm, retriever, summarizer or LLMSummarizer(llm), {"P19": ["birthplace", "was born in"]},
-                    AgentConfig(**{"open_by_rule": False, **config}))
+                    AgentConfig(**{"rules": ("ground_true", "settle_unfounded"), **config}))
 
 
 def user_text(turn: dict) -> str:
@@ -124,7 +124,7 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
     # A query that finds the subject's passages but none naming the object: only "false" can be decoded.
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
-    verdict = make_agent(llm, small_bm25, settle_unfounded=False).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, rules=("ground_true",)).verify([unsupported])[0]
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     assert verdict.verdict is False
     # The evidence names both: "true" stays open, and the model's call stands.
@@ -134,7 +134,7 @@ def test_true_needs_a_shown_passage_naming_subject_and_object(small_bm25):
     assert verdict.verdict is True
     # Off, the schema leaves both verdicts open whatever was found.
     llm = ScriptedLLM([search("Allan Peiper"), answer("true")])
-    verdict = make_agent(llm, small_bm25, true_needs_evidence=False).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, rules=()).verify([unsupported])[0]
     assert verdict.verdict is True
 
 
@@ -147,7 +147,7 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     first = compose_query(unsupported.triple, "s,p,o")
     llm = ScriptedLLM([search(first), answer("false"), answer("false")])
-    verdict = make_agent(llm, small_bm25, false_needs_searches=2, settle_unfounded=False).verify([unsupported])[0]
+    verdict = make_agent(llm, small_bm25, false_needs_searches=2, rules=("ground_true",)).verify([unsupported])[0]
     rewrite = llm.schemas[1]
     assert set(options(rewrite)) == {"search"}
     offered = options(rewrite)["search"]["query"]["enum"]
@@ -161,7 +161,7 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     assert make_agent(llm, small_bm25, false_needs_searches=2).verify([item()])[0].search_calls == 1
     # By default (1) the agent may judge "false" after its first miss.
     llm = ScriptedLLM([search(first), answer("false")])
-    assert make_agent(llm, small_bm25, settle_unfounded=False).verify([unsupported])[0].search_calls == 1
+    assert make_agent(llm, small_bm25, rules=("ground_true",)).verify([unsupported])[0].search_calls == 1
 
 
 def test_the_rule_answers_false_without_the_model_once_nothing_shown_names_both(small_bm25):
@@ -200,7 +200,7 @@ def test_the_rule_opens_with_the_s_p_o_search_and_the_model_goes_on_from_the_sam
 
     spo = "Allan Peiper place of birth Alexandra"
     llm = ScriptedLLM([search("never asked"), answer("true", evidence=[1])])
-    verdict = make_agent(llm, small_bm25, open_by_rule=True).verify([item()])[0]
+    verdict = make_agent(llm, small_bm25, rules=("open_with_triple", "ground_true", "settle_unfounded")).verify([item()])[0]
     opening = verdict.trajectory[0]
     assert not opening.by_model and opening.messages == [] and opening.prompt_tokens == 0
     assert (opening.action.kind, opening.action.combination, opening.action.query) == ("search", "s,p,o", spo)
@@ -213,7 +213,7 @@ def test_the_rule_opens_with_the_s_p_o_search_and_the_model_goes_on_from_the_sam
     assert [p.kind for p in sft_pairs(verdict, "last")] == [p.kind for p in sft_pairs(verdict, "all")] == ["judgment"]
     # Where no search is allowed (no search budget), the model routes as before.
     llm = ScriptedLLM([answer("true")])
-    verdict = make_agent(llm, small_bm25, open_by_rule=True, max_searches=0).verify([item()])[0]
+    verdict = make_agent(llm, small_bm25, rules=("open_with_triple", "ground_true", "settle_unfounded"), max_searches=0).verify([item()])[0]
     assert verdict.trajectory[0].by_model and verdict.search_calls == 0
 
 
@@ -311,7 +311,7 @@ def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rul
     assert [v.verdict for v in LexicalVerifier(retriever, 1).verify(items)] == [False, True]
     for triple, verdicts in ((bare, ["false"]), (aliased, ["true", "false"])):
         llm = ScriptedLLM([search("P. G. Fischer Danish painter"), answer("false")])
-        make_agent(llm, retriever, settle_unfounded=False, top_k=1).verify([LabeledTriple("x", triple, True)])
+        make_agent(llm, retriever, rules=("ground_true",), top_k=1).verify([LabeledTriple("x", triple, True)])
         assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == verdicts
 
 

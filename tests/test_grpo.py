@@ -126,7 +126,7 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
 
     tokenizer = tiny_llm.tokenizer
     script = [search("Allan Peiper born"), answer("true")]
-    agent = AgentKGV(ScriptedLLM(script, tokenizer), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig(open_by_rule=False))
+    agent = AgentKGV(ScriptedLLM(script, tokenizer), small_bm25, ExtractiveSummarizer(), PARAPHRASES, AgentConfig(rules=("ground_true", "settle_unfounded")))
     verdict = agent.verify(ITEMS[:1])[0]
     rows = trajectory_rows(verdict, 0.7, tiny_llm)
     assert len(rows) == 2 and {r.advantage for r in rows} == {0.7}
@@ -154,7 +154,7 @@ def test_rows_refuse_a_trajectory_without_generated_ids(small_bm25, tiny_llm):
     from agentkgv.train.grpo import trajectory_rows
 
     agent = AgentKGV(ScriptedLLM([answer("true")]), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
-                     AgentConfig(open_by_rule=False))
+                     AgentConfig(rules=("ground_true", "settle_unfounded")))
     with pytest.raises(ValueError, match="turn 1 has no generated token ids"):
         trajectory_rows(agent.verify(ITEMS[:1])[0], 0.7, tiny_llm)
 
@@ -232,7 +232,7 @@ def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, s
     from agentkgv.train.grpo import GRPOSettings, rollouts
 
     settings = GRPOSettings.model_validate({"group_size": 3, "triples_per_step": 2, "temperature": 1.0,
-                                            "run": {"agent": {"max_turns": 2, "open_by_rule": False}}})
+                                            "run": {"agent": {"max_turns": 2, "rules": ["ground_true", "settle_unfounded"]}}})
     verdicts = rollouts(tiny_llm, small_bm25, PARAPHRASES, ITEMS[:2], settings, step=1)
     assert [v.id for v in verdicts] == [i.id for i in ITEMS[:2] for _ in range(3)]
     assert [v.gold for v in verdicts] == [i.label for i in ITEMS[:2] for _ in range(3)]
@@ -274,7 +274,7 @@ def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_l
     BM25Retriever.build(small_passages, ws.indexes / "bm25")
     path = tmp_path / "grpo.toml"
     path.write_text('temperature = 0.9\nseed = 5\n[run]\nsummarizer = "extractive"\n'
-                    '[run.agent]\nmax_turns = 3\ntop_k = 2\nmax_passage_words = 30\ntrue_needs_evidence = false\n')
+                    '[run.agent]\nmax_turns = 3\ntop_k = 2\nmax_passage_words = 30\nrules = []\n')
     settings = GRPOSettings.load(path)
     [evaluated] = pipeline.method_verifiers(ws, [settings.run], [tiny_llm])
     # What training.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
@@ -287,5 +287,5 @@ def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_l
     sampling = {"temperature", "seed"}
     assert rolled.config.model_dump(exclude=sampling) == evaluated.config.model_dump(exclude=sampling) \
         == settings.run.agent.model_dump(exclude=sampling)
-    assert evaluated.config.max_turns == 3 and not evaluated.config.true_needs_evidence
+    assert evaluated.config.max_turns == 3 and evaluated.config.rules == ()
     assert (rolled.config.temperature, rolled.config.seed) == (0.9, 7)

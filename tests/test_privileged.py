@@ -29,7 +29,7 @@ NEGATIVE = Example("train:P19:neg", Triple("Allan Peiper", "place of birth", "Za
 
 # The teacher writes every turn, the first and the unfounded judgments too (every_turn_taught), so its
 # student replays with the rules that take those turns off.
-STUDENT = AgentConfig(settle_unfounded=False, open_by_rule=False)
+STUDENT = AgentConfig(rules=("ground_true",))
 
 
 def teacher_agent(retriever, examples: list[Example]) -> AgentKGV:
@@ -80,7 +80,7 @@ def test_the_teacher_command_plays_every_turn_under_the_default_run_config(small
     from agentkgv.eval.runner import load_run
     from agentkgv.train.teacher import TeacherConfig, run_teacher, teacher_logs
 
-    assert RunConfig().agent.open_by_rule and RunConfig().agent.settle_unfounded  # the defaults this guards
+    assert RunConfig().agent.rules == ("open_with_triple", "ground_true", "settle_unfounded")  # the defaults this guards
     run_teacher(RunConfig(), TeacherConfig(triples=2), "privileged", [POSITIVE, NEGATIVE], small_bm25, PARAPHRASES,
                 None, tmp_path)
     verdicts = [v for _, log in teacher_logs(tmp_path) for v in load_run(log).values()]

@@ -172,6 +172,50 @@ def test_relation_swaps_use_frequent_training_relations_only(small_benchmark, sm
     assert {p.triple.predicate_id for p in swaps} <= trained
 
 
+def test_compatible_relation_swaps_take_a_relation_of_the_same_object(small_benchmark, small_bm25):
+    """A compatible swap asks the pair under a relation that takes this very object in another training
+    fact, so the object's type cannot tell the negative apart."""
+    from agentkgv.data.records import Example
+    from agentkgv.train.reader_data import compatible_relations, relations_by_object
+
+    facts = [Example(f"e{n}", Triple(s, label, o, pid), True, "train", "head")
+             for n, (s, pid, label, o) in enumerate([("Holst", "P19", "place of birth", "Cheltenham"),
+                                                     ("Elgar", "P20", "place of death", "Worcester"),
+                                                     ("Parry", "P20", "place of death", "Cheltenham"),
+                                                     ("Byrd", "P106", "occupation", "composer")])]
+    taking = relations_by_object(facts, {("P19", "place of birth"), ("P20", "place of death"), ("P106", "occupation")})
+    assert compatible_relations(facts[0].triple, taking) == [("P20", "place of death")]
+    assert compatible_relations(facts[1].triple, taking) == []  # no other relation takes Worcester: any swap
+    # Without compatible swaps the pair set is the one built before they existed (the same random draws).
+    folder, _ = small_benchmark
+    train = load_split(folder, "train")
+    plain = build_reader_pairs(train, small_bm25, small_bm25.store.get, swap_share=1.0, min_swap_facts=1)
+    again = build_reader_pairs(train, small_bm25, small_bm25.store.get, swap_share=1.0, min_swap_facts=1,
+                               compatible_swap_share=0.0)
+    assert [p.to_json() for p in again] == [p.to_json() for p in plain]
+
+
+def test_compatible_corpus_swaps_keep_the_argument_types():
+    import random
+
+    from agentkgv.data.predicates import load_predicates
+    from agentkgv.data.redocred import iter_redocred
+    from agentkgv.train.reader_corpora import redocred_pairs
+
+    data = data_dir()
+    labels = {pid: info.label for pid, info in load_predicates(data).items()}
+    typed = {(d.entities[r.head].type, r.predicate_id, d.entities[r.tail].type)
+             for d in iter_redocred(data) for r in d.relations}
+    entity_types = {(d.entities[r.head].names[0], d.entities[r.tail].names[0]):
+                    (d.entities[r.head].type, d.entities[r.tail].type) for d in iter_redocred(data) for r in d.relations}
+    pairs = redocred_pairs(data, labels, set(), random.Random(0), per_relation=10, swap_share=1.0,
+                           compatible_swap_share=1.0)
+    swaps = [p.triple for p in pairs if p.kind == "relation_swap"]
+    kept = [(entity_types[(t.subject, t.object)][0], t.predicate_id, entity_types[(t.subject, t.object)][1]) in typed
+            for t in swaps if (t.subject, t.object) in entity_types]
+    assert swaps and kept and sum(kept) >= 0.95 * len(kept)  # a pair named alike in two documents may differ
+
+
 def test_corpus_pairs_read_the_relation_and_leave_out_unseen_relations():
     import random
 

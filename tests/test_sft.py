@@ -28,7 +28,7 @@ PARAPHRASES = {"P19": ["birthplace", "was born in"]}
 def run(script: list[dict], retriever, label: bool = True, **config) -> Verdict:
     # The scripted model plays the first turn too, as a teacher does (teacher_agent_config).
     agent = AgentKGV(ScriptedLLM(script), retriever, ExtractiveSummarizer(), PARAPHRASES,
-                     AgentConfig(**{"open_by_rule": False, **config}))
+                     AgentConfig(**{"rules": ("ground_true", "settle_unfounded"), **config}))
     return agent.verify([LabeledTriple("train:P19:abc", TRIPLE, label)])[0]
 
 
@@ -236,7 +236,7 @@ def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
     labelled = Triple("Gerry Rafferty", "record label", "United Artists", "P264")
     script = [search("Gerry Rafferty record label"), {**answer("true"), "reasoning": "It names its record label."}]
     agent = AgentKGV(ScriptedLLM(script), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
-                     AgentConfig(true_needs_evidence=False, open_by_rule=False))
+                     AgentConfig(rules=()))
     verdict = agent.verify([LabeledTriple("train:P264:x", labelled, True)])[0]
     assert build_examples([(0, verdict)]) == []
     assert [p.kind for p in build_examples([(0, verdict)], turns_taken="all", hinted=False)] == ["routing", "judgment"]

@@ -316,7 +316,7 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
     ws = Workspace(data_dir, cache_dir)
     if not pipeline.ensure_benchmark(ws, HOOKS):  # a fresh build has shown its statistics already
         show_benchmark_stats(load_stats(ws.benchmark))
-    console.print("agentkgv judges with the shipped evidence reader (MiniLM cross-encoder trained on this CPU); "
+    console.print("agentkgv judges with the shipped evidence reader (MiniLM cross-encoder trained on a 2-core CPU); "
                   "--judge llm on eval/verify runs the LLM agent")
     result = pipeline.run_demo(ws, limit, HOOKS)
     show_eval(result.table)

@@ -67,7 +67,7 @@ def sft(settings_path: Annotated[Optional[Path], typer.Option("--settings", help
 def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Reader settings TOML (the fields of ReaderSettings, train/reader.py).")] = None,
                          threads: Annotated[Optional[int], typer.Option(help="CPU threads for training.")] = None,
                          run_name: TrainRunOpt = "reader", data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Train the evidence reader on this CPU: build its pairs from the training split and the corpus, train
+    """Train the evidence reader on the CPU: build its pairs from the training split and the corpus, train
     the cross-encoder (resumes from its last checkpoint), and calibrate its verdicts on held-out training
     triples."""
     ws = Workspace(data_dir, cache_dir)
@@ -79,7 +79,7 @@ def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("
 def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Settings TOML (the fields of SearchPolicySettings, train/search_policy.py).")] = None,
                                 reader: ReaderOpt = None, run_name: TrainRunOpt = "search-policy",
                                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Train when the reading agent stops searching, in two stages on this CPU: clone the settled rule,
+    """Train when the reading agent stops searching, in two stages on the CPU: clone the settled rule,
     then GRPO with a penalty per search after the first. Use it with --stop-policy <run>/stop_policy.json."""
     ws = Workspace(data_dir, cache_dir)
     record = training.train_search_policy(ws, run_name, settings_path, reader, HOOKS)

@@ -119,7 +119,7 @@ def show_sft_data(examples: list[SFTExample], stats: SFTDataStats, path: Path) -
 
 def show_sft_run(summary: dict) -> None:
     print_table("SFT run", ["Examples", "Steps", "Minutes", "Peak GiB", "Final loss", "Adapter"],
-                [[str(summary["examples"]), str(summary["steps"]), f"{summary['minutes_this_session']:.1f}",
+                [[str(summary["examples"]), str(summary["steps"]), f"{summary['minutes_this_run']:.1f}",
                   f"{summary['peak_memory_gib']:.2f}", f"{summary['final_train_loss']:.3f}", summary["adapter"]]])
 
 
@@ -127,7 +127,7 @@ def show_grpo_run(summary: dict, run_dir: Path) -> None:
     last = summary["last"]
     print_table(f"GRPO run -> {run_dir}", ["Steps", "Minutes", "Peak GiB", "Reward", "Accuracy", "Searches", "KL",
                                            "Adapter"],
-                [[str(summary["steps"]), f"{summary['minutes_this_session']:.1f}", f"{summary['peak_memory_gib']:.2f}",
+                [[str(summary["steps"]), f"{summary['minutes_this_run']:.1f}", f"{summary['peak_memory_gib']:.2f}",
                   f"{last['reward']:.3f}", f"{last['accuracy']:.3f}", f"{last['searches']:.2f}", f"{last['kl']:.4f}",
                   summary["adapter"]]])
 

@@ -89,14 +89,15 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
              and (label_key(e.triple.subject), label_key(e.triple.object)) not in forbidden[1]]
     with hooks.bar("building reader pairs", len(train)) as advance:
         pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, settings.split_swap_share,
-                                   progress=advance)
+                                   compatible_swap_share=settings.compatible_swap_share, progress=advance)
     # The corpora must not undo the benchmark's regimes: no unseen relation (nor its inverse), and no
     # long-tail one, which training sees only `long_tail_train_cap` times.
     regimes = BenchmarkConfig.load().regimes
     excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
     labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
     rng = random.Random(settings.seed)
-    corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share)
+    corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share,
+                              compatible_swap_share=settings.compatible_swap_share)
                + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation, settings.corpus_swap_share))
     # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
     # (by any of its names, in either order) is dropped, as is one about a held-out subject.

@@ -11,23 +11,20 @@ from __future__ import annotations
 
 import time
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agentkgv.agent.actions import Action, parse_action, verdict_confidence
 from agentkgv.agent.base import RULE, EvidenceRef, Trajectory, Turn, Verdict
 from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.agent.policy import LLMPolicy, Policy
 from agentkgv.agent.prompts import action_schema, action_text, agent_state, reader_view
+from agentkgv.agent.rules import RULES, RuleName, TurnFacts, make_rules
 from agentkgv.agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.retrieval.base import Retriever
 
-
-UNFOUNDED_REASON = "No shown passage names both the subject and the object."
-OPENING_COMBINATION = "s,p,o"
-OPENING_REASON = "First search: the subject, predicate and object together."
 
 
 class TeacherAids(Settings):
@@ -60,27 +57,19 @@ class AgentConfig(Settings):
     teacher: TeacherAids | None = None
     # On the last turn only an answer is allowed, so every trajectory that parses ends with a verdict.
     force_answer_on_last_turn: bool = True
-    # Grounding: after a search, "true" may be decoded only when a shown passage names both the subject and
-    # the object (in the window the agent reads), so a true verdict always has a passage to cite. "false"
-    # and another search stay open; whether a passage naming both states this relation is the model's call.
-    true_needs_evidence: bool = True
-    # Rewrite before "false": while no shown passage names both, an answer waits until this many searches are
-    # done (each rewrite a combination-table query not asked yet). Off (1) by default: with the shipped adapter
-    # 2 doubled the searches and changed no verdict on 148 test triples (BENCHMARKS.md: "A rewrite rule does
-    # not help this student").
+    # The rules that take turns in the model's place or narrow its choices (agent/rules.py).
+    rules: tuple[RuleName, ...] = RULES
+    # Rewrite before "false" (`ground_true`): while no shown passage names both, an answer waits until this
+    # many searches are done (each rewrite a combination-table query not asked yet). Off (1) by default: with
+    # the shipped adapter 2 doubled the searches and changed no verdict on 148 test triples (BENCHMARKS.md:
+    # "A rewrite rule does not help this student").
     false_needs_searches: int = Field(1, ge=1)
-    # Settle by rule: once the grounding rule leaves only "false" and the rewrites above are done, the agent
-    # answers "false" itself instead of asking the model, whose only other move is another search. The
-    # shipped adapter took that search in 0 of the unfounded turns measured (BENCHMARKS.md: "two cuts in work
-    # per triple"), so the rule changes no verdict and saves the judging turn, the longest state, for about
-    # half the triples.
-    settle_unfounded: bool = True
-    # Open by rule: the first turn searches the s,p,o combination without a model call. The shipped adapter
-    # was distilled from a teacher that always opens so: on the full eval splits it wrote this very query on
-    # 2,377 of 2,400 first turns, the rest being copying slips (BENCHMARKS.md: "the first turn by rule"). The
-    # first turn's reasoning reaches no later state, so the rule leaves the rest of the run as it was and saves a model
-    # call per triple. Off, the model routes and writes the first query (the paper's agent).
-    open_by_rule: bool = True
+
+    @model_validator(mode="after")
+    def _settles_what_grounding_leaves(self) -> AgentConfig:
+        if "settle_unfounded" in self.rules and "ground_true" not in self.rules:
+            raise ValueError("rules: settle_unfounded answers the 'false' that ground_true leaves; list both")
+        return self
 
     @property
     def teaching(self) -> bool:
@@ -105,6 +94,7 @@ class AgentKGV:
         if policy is None and llm is None:
             raise ValueError("the agent needs an LLM or a policy to choose its actions")
         self.policy = policy or LLMPolicy(llm, self.generation_config())
+        self.rules = make_rules(self.config.rules)
 
     def generation_config(self) -> GenerationConfig:
         c = self.config
@@ -124,9 +114,7 @@ class AgentKGV:
         hint = trajectory.item.label if judging else None
         if c.hinted and trajectory.item.label is None:
             raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
-        return agent_state(trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1, c.max_turns,
-                           trajectory.summary, trajectory.last_query, trajectory.last_hits,
-                           c.max_passage_words, teacher, hint)
+        return agent_state(trajectory, c.max_turns, c.max_passage_words, teacher, hint)
 
     def step(self, active: list[Trajectory]) -> None:
         """Advance every unfinished trajectory by one turn."""
@@ -134,12 +122,19 @@ class AgentKGV:
         started = time.perf_counter()
         opening: list[Trajectory] = []
         asked: list[Trajectory] = []
+        searching: list[tuple[Trajectory, Action]] = []
         for trajectory in active:
-            if self._settled(trajectory):
-                self._settle(trajectory)
-            elif not trajectory.done:
-                (opening if self._opening(trajectory) else asked).append(trajectory)
-        searching: list[tuple[Trajectory, Action]] = [(t, self._open(t)) for t in opening]
+            ruled = None if trajectory.done else self._rule_action(trajectory)
+            if ruled is None:
+                if not trajectory.done:
+                    asked.append(trajectory)
+            elif ruled["action"] == "answer":
+                self._rule_turn(trajectory, ruled)
+                # As certain as the model's own answer would have been: the rules left it no other verdict.
+                trajectory.verdict, trajectory.confidence, trajectory.done = ruled["verdict"] == "true", 1.0, True
+            else:
+                opening.append(trajectory)
+                searching.append((trajectory, self._rule_turn(trajectory, ruled)))
         prompts = [self.state(t) for t in asked]
         completions = self.policy.act(asked, prompts, [self.schema(t) for t in asked]) if asked else []
         for trajectory, messages, completion in zip(asked, prompts, completions):
@@ -176,34 +171,29 @@ class AgentKGV:
         narrowed: dict = {}
         if c.hinted:  # rationalization: the teacher writes the reasoning for the known label
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
-        elif self._unfounded(trajectory):
-            narrowed["verdicts"] = ["false"]
+        else:
+            facts = self.facts(trajectory)
+            for left in filter(None, (rule.verdicts(facts) for rule in self.rules)):
+                narrowed["verdicts"] = [v for v in narrowed.get("verdicts", left) if v in left]
         if self._rewriting(trajectory):
             narrowed["queries"] = self._fresh_queries(trajectory)
         may_search = self._may_search(trajectory)
         return action_schema(c.reasoning_chars, c.query_chars, may_search, self._may_answer(trajectory, may_search),
                              passages=len(trajectory.last_hits), max_cited=c.max_cited, **narrowed)
 
-    def _settled(self, trajectory: Trajectory) -> bool:
-        """Whether the rule answers this turn: only "false" is open and no rewrite is owed."""
-        c = self.config
-        return (c.settle_unfounded and trajectory.searches >= c.false_needs_searches
-                and self._unfounded(trajectory))
+    def facts(self, trajectory: Trajectory) -> TurnFacts:
+        """What the rules see of this trajectory now."""
+        searched = trajectory.last_query is not None
+        return TurnFacts(trajectory.item.triple, len(trajectory.turns), searched,
+                         searched and self.names_both(trajectory), self._may_search(trajectory),
+                         trajectory.searches < self.config.false_needs_searches)
 
-    def _settle(self, trajectory: Trajectory) -> None:
-        self._rule_turn(trajectory, {"reasoning": UNFOUNDED_REASON, "action": "answer", "evidence": [],
-                                     "verdict": "false"})
-        # As certain as the model's own answer here was: the schema left it no other verdict.
-        trajectory.verdict, trajectory.confidence, trajectory.done = False, 1.0, True
-
-    def _opening(self, trajectory: Trajectory) -> bool:
-        """Whether the rule writes this turn's search: the first turn, when the config opens by rule."""
-        return self.config.open_by_rule and not trajectory.turns and self._may_search(trajectory)
-
-    def _open(self, trajectory: Trajectory) -> Action:
-        return self._rule_turn(trajectory, {
-            "reasoning": OPENING_REASON, "action": "search", "combination": OPENING_COMBINATION,
-            "query": compose_query(trajectory.item.triple, OPENING_COMBINATION)})
+    def _rule_action(self, trajectory: Trajectory) -> dict | None:
+        """The action a rule takes this turn in the model's place, if one does."""
+        if not self.rules:
+            return None
+        facts = self.facts(trajectory)
+        return next(filter(None, (rule.action(facts) for rule in self.rules)), None)
 
     @staticmethod
     def _rule_turn(trajectory: Trajectory, action: dict) -> Action:
@@ -214,11 +204,6 @@ class AgentKGV:
                     finish_reason=RULE, summary=trajectory.summary)
         trajectory.turns.append(turn)
         return turn.action
-
-    def _unfounded(self, trajectory: Trajectory) -> bool:
-        """Whether the grounding rule holds "true" back: a search ran and no shown passage names both."""
-        return (self.config.true_needs_evidence and trajectory.last_query is not None
-                and not self.names_both(trajectory))
 
     def _rewriting(self, trajectory: Trajectory) -> bool:
         """Whether the next query must come from the combination table: always for a table-queries teacher,
@@ -256,8 +241,10 @@ class AgentKGV:
             return True
         if c.teacher is not None and trajectory.searches < c.teacher.min_searches:
             return False
-        # The cheap count first: reading every shown passage matters only while "false" is held back.
-        return not (trajectory.searches < c.false_needs_searches and self._unfounded(trajectory))
+        if not self.rules:
+            return True
+        facts = self.facts(trajectory)
+        return not any(rule.holds_answer(facts) for rule in self.rules)
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
         if not searching:

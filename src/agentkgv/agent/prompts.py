@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from agentkgv.agent.base import Trajectory
 from agentkgv.agent.combinations import COMBINATIONS
 from agentkgv.agent.evidence_view import PassageView, view_passage
 from agentkgv.data.records import Triple
@@ -132,26 +133,27 @@ def show_marked_passages(triple: Triple, hits: Sequence[Hit], max_words: int) ->
     return "\n".join(shown)
 
 
-def agent_state(triple: Triple, paraphrases: Sequence[str], turn: int, max_turns: int, summary: str | None,
-                last_query: str | None, last_hits: Sequence[Hit] | None, max_passage_words: int,
-                teacher: bool = False, hint: bool | None = None) -> Prompt:
-    """The context c_t = [triple, summary of earlier turns, last query, last results] (paper eq. 1).
+def agent_state(trajectory: Trajectory, max_turns: int, max_passage_words: int, teacher: bool = False,
+                hint: bool | None = None) -> Prompt:
+    """The context c_t = [triple, summary of earlier turns, last query, last results] (paper eq. 1) for the
+    trajectory's next turn.
 
     Kept compact (a few hundred tokens): a terse combination list, and passages windowed around the
     triple's marked mentions. `teacher` and `hint` only ever shape an LLM teacher's view when it writes
     training data: the gold label as a hint lets a small teacher rationalize. The student's state is the
     same call without them.
     """
+    triple, paraphrases, turn = trajectory.item.triple, trajectory.paraphrases, len(trajectory.turns) + 1
     lines = [f"Triple: {show_triple(triple)}",
              f"Predicate also: {'; '.join(paraphrases) if paraphrases else 'none'}",
              f"Turn {turn} of {max_turns}. Combinations: {' | '.join(COMBINATIONS)}"]
-    if last_query is None:
+    if trajectory.last_query is None:
         lines += ["Search: pick a combination and write its query. Answer now only if general knowledge "
                   "settles the triple."]
     else:
-        lines += [f"Earlier searches: {summary or 'none'}",
-                  f"Query: {last_query}",
-                  "Results ([S:..] subject, [O:..] object):", show_marked_passages(triple, last_hits or [],
+        lines += [f"Earlier searches: {trajectory.summary or 'none'}",
+                  f"Query: {trajectory.last_query}",
+                  "Results ([S:..] subject, [O:..] object):", show_marked_passages(triple, trajectory.last_hits,
                                                                                    max_passage_words),
                   "Answer if they settle it, citing passages (another value for the subject counts against). "
                   "Else search another combination."]

@@ -362,7 +362,7 @@ def train_grpo(items: list[LabeledTriple], retriever: Retriever, paraphrases: di
     policy.model.save_pretrained(str(adapter), selected_adapters=[TRAINED])
     plot_log(history, run_dir / PLOT_FILE)
     summary = {"steps": settings.steps, "steps_this_session": settings.steps - done,
-               "minutes_this_session": round((time.perf_counter() - started) / 60, 2),
+               "minutes_this_run": round((time.perf_counter() - started) / 60, 2),
                "peak_memory_gib": peak_memory_gib(),
                "adapter": str(adapter), "last": history[-1] if history else None}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))

@@ -7,7 +7,7 @@ gathered under the old calibration, which stops reading once a triple is settled
 calibration would have read on. The fit takes the evidence as logged.
 
 With enough reviews (`TUNE_AT`), the reader's weights learn too (`review_pairs`): each reviewed triple's
-cited passages become training pairs, continuing the reader on this CPU for a few dozen steps; the
+cited passages become training pairs, continuing the reader on the CPU for a few dozen steps; the
 calibration is then fitted on the reviewed triples read again by the tuned reader (learning.py).
 
 The adapted reader is a folder like the shipped one (weights, card, glosses, calibration) plus

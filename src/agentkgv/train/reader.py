@@ -1,4 +1,4 @@
-"""Train the evidence reader on this CPU: sentence-transformers' CrossEncoderTrainer over the pairs of
+"""Train the evidence reader on a CPU: sentence-transformers' CrossEncoderTrainer over the pairs of
 `reader_data`, binary cross-entropy on the support logit, one pass, checkpoints every `save_steps` so an
 interrupted run resumes where it stopped, and a loss curve.
 """
@@ -35,6 +35,9 @@ class ReaderSettings(Settings):
     # Share of the positives given a relation-swap negative: from the training split, and from the corpora.
     split_swap_share: float = Field(0.35, ge=0, le=1)
     corpus_swap_share: float = Field(0.5, ge=0, le=1)
+    # Share of those swaps that take a relation of the same argument types (train/reader_data.py): the
+    # property swaps a type check cannot catch.
+    compatible_swap_share: float = Field(0.0, ge=0, le=1)
     # The relation's gloss in each claim (data/predicates.relation_gloss): "none" (the shipped reader), or
     # "descriptions" or "paraphrases" (BENCHMARKS.md, *Relation glosses*); a share of the claims goes
     # without, so a predicate no gloss is known for (a user's own) reads as well.
@@ -51,7 +54,7 @@ class ReaderSettings(Settings):
     def pair_settings(self) -> dict:
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
         return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed",
-                                        "split_swap_share", "corpus_swap_share"}) | {
+                                        "split_swap_share", "corpus_swap_share", "compatible_swap_share"}) | {
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
 
 

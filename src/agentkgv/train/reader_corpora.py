@@ -4,7 +4,9 @@ The training split teaches the benchmark's 30-odd relations; these teach the rea
 itself over about a hundred more, which is what a relation it never saw needs. What they add:
 - `evidence`: a Re-DocRED triple beside its evidence sentences (one or two), its entities named by any of
   their mentions (the subject's aliases are the document's other names for it), or a FewRel sentence (1);
-- `relation_swap`: the same pair under another relation that the annotators did not give it (0);
+- `relation_swap`: the same pair under another relation that the annotators did not give it (0); a
+  `compatible_swap_share` of them take a relation the corpus gives to entities of the same two types
+  (a person and a place: born in / died in / lived in), which only reading the relation tells apart;
 - `co_mention`: the triple with its object (or subject) replaced by another entity named in the same
   sentences that the annotators left unrelated to the other end (0): both names are shown and the
   relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
@@ -34,7 +36,8 @@ MIN_SWAP_FACTS = 50
 
 
 def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
-                   per_relation: int = 120, swap_share: float = 0.5, co_mention_share: float = 1.0) -> list[ReaderPair]:
+                   per_relation: int = 120, swap_share: float = 0.5, co_mention_share: float = 1.0,
+                   compatible_swap_share: float = 0.0) -> list[ReaderPair]:
     """At most `per_relation` evidence pairs per relation (P131 alone labels a fifth of the corpus), each
     with a relation swap and a co-mention negative at the given rates."""
     documents = list(iter_redocred(data_dir))
@@ -42,6 +45,11 @@ def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], r
     stated = {_key(d, r.head, r.predicate_id, r.tail) for d in documents for r in d.relations}
     counts = Counter(r.predicate_id for d in documents for r in d.relations)
     swaps = sorted(p for p, n in counts.items() if n >= MIN_SWAP_FACTS and p not in excluded and p in labels)
+    typed: dict[tuple[str, str], set[str]] = defaultdict(set)  # (head type, tail type) -> relations between them
+    for d in documents:
+        for r in d.relations:
+            if r.predicate_id in swaps:
+                typed[_types(d, r)].add(r.predicate_id)
     candidates = [(d, r) for d in documents for r in d.relations
                   if r.evidence and len(r.evidence) <= 2 and r.predicate_id in labels and r.predicate_id not in excluded]
     rng.shuffle(candidates)
@@ -55,7 +63,9 @@ def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], r
         pairs.append(ReaderPair(triple, text, document.title, 1.0, "evidence", "redocred"))
         if rng.random() < swap_share:
             given = {r.predicate_id for r in document.relations if (r.head, r.tail) == (relation.head, relation.tail)}
-            pid = rng.choice(swaps)
+            compatible = (sorted(typed[_types(document, relation)] - {relation.predicate_id})
+                          if compatible_swap_share and rng.random() < compatible_swap_share else [])
+            pid = rng.choice(compatible or swaps)
             if (pid not in given and not any(synonyms(pid, p) for p in given)
                     and _key(document, relation.head, pid, relation.tail) not in stated):
                 pairs.append(ReaderPair(replace(triple, predicate=labels[pid], predicate_id=pid), text, document.title,
@@ -69,6 +79,10 @@ def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], r
 
 def _key(document: AnnotatedDocument, head: int, predicate_id: str, tail: int) -> tuple[str, str, str]:
     return label_key(document.entities[head].names[0]), predicate_id, label_key(document.entities[tail].names[0])
+
+
+def _types(document: AnnotatedDocument, relation: Relation) -> tuple[str, str]:
+    return document.entities[relation.head].type, document.entities[relation.tail].type
 
 
 def _named(document: AnnotatedDocument, relation: Relation, labels: dict[str, str]) -> Triple:

@@ -9,7 +9,9 @@ Each pair is (triple, passage, label): 1 when the passage states the triple. Wha
 - `other_object`: the false triple beside its positive's evidence, which states another object of the same
   predicate (0);
 - `relation_swap`: the same subject and object under another training relation, beside the sentence that
-  states the true one (0), so naming both is never enough.
+  states the true one (0), so naming both is never enough. A `compatible_swap_share` of them take a
+  relation that takes this very object in another training fact (`born in London` asked as `died in
+  London`): such a swap cannot be told by the object's type, only by reading the relation.
 
 The triples are split by subject into the reader's training triples and held-out ones, on which the
 verdict's calibration and thresholds are chosen; no test-split triple, FactBench fact or test_unseen
@@ -77,6 +79,7 @@ def synonyms(a: str, b: str) -> bool:
 
 def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Callable[[str], Passage | None],
                        seed: int = 13, swap_share: float = 0.35, min_swap_facts: int = 100, batch: int = 256,
+                       compatible_swap_share: float = 0.0,
                        progress: Callable[[int], None] = lambda done: None) -> list[ReaderPair]:
     """Pairs from the training examples given (the caller leaves out the held-out subjects); `passage` looks a
     corpus passage up by id."""
@@ -89,6 +92,7 @@ def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Call
         facts[(e.triple.predicate_id, e.triple.predicate)] += e.label and e.triple.predicate_id is not None
     predicates = sorted(p for p, n in facts.items() if n >= min_swap_facts)
     known = {(label_key(e.triple.subject), e.triple.predicate_id, label_key(e.triple.object)) for e in train if e.label}
+    taking = relations_by_object(train, set(predicates))
     pairs: list[ReaderPair] = []
     for start in range(0, len(train), batch):
         chunk = train[start:start + batch]
@@ -106,7 +110,10 @@ def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Call
                 if other is not None:
                     pairs.append(ReaderPair(t, other.text, other.title, 0.0, "retrieved"))
                 if shown and predicates and rng.random() < swap_share:
-                    swap = _relation_swap(t, predicates, known, rng)
+                    # the draw only when asked for, so a set built without compatible swaps stays as it was
+                    compatible = (compatible_relations(t, taking)
+                                  if compatible_swap_share and rng.random() < compatible_swap_share else [])
+                    swap = _relation_swap(t, compatible or predicates, known, rng)
                     if swap is not None:
                         pairs.append(ReaderPair(swap, shown[0].text, shown[0].title, 0.0, "relation_swap"))
             else:
@@ -118,6 +125,20 @@ def build_reader_pairs(train: list[Example], retriever: Retriever, passage: Call
         progress(len(chunk))
     rng.shuffle(pairs)
     return pairs
+
+
+def relations_by_object(train: Iterable[Example], predicates: set[tuple[str, str]]) -> dict[str, set[tuple[str, str]]]:
+    """Each object of a true training fact -> the relations (id, label) among `predicates` that take it."""
+    taking: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for e in train:
+        if e.label and (e.triple.predicate_id, e.triple.predicate) in predicates:
+            taking[label_key(e.triple.object)].add((e.triple.predicate_id, e.triple.predicate))
+    return taking
+
+
+def compatible_relations(triple: Triple, taking: dict[str, set[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The other relations that take this triple's object in some training fact (`relations_by_object`)."""
+    return sorted(p for p in taking.get(label_key(triple.object), ()) if p[0] != triple.predicate_id)
 
 
 def _relation_swap(triple: Triple, predicates: list[tuple[str, str]], known: set[tuple[str, str, str]],

@@ -1,4 +1,4 @@
-"""Train the reading agent's search policy on this CPU, in the paper's two stages (section 3.3).
+"""Train the reading agent's search policy on a CPU, in the paper's two stages (section 3.3).
 
 The policy decides, after each search, whether to search again or answer (agent/stopping.py). Stage 1
 clones the settled rule's decisions on its successful trajectories (the "teacher"); stage 2 is

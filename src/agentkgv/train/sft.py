@@ -160,7 +160,7 @@ def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threa
     losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
     held_out = [{"step": r["step"], "loss": r["eval_loss"]} for r in trainer.state.log_history if "eval_loss" in r]
     summary = {"examples": len(trainer.train_dataset), "epochs": settings.epochs, "steps": result.global_step,
-               "minutes_this_session": round(minutes, 2), "final_train_loss": result.training_loss,
+               "minutes_this_run": round(minutes, 2), "final_train_loss": result.training_loss,
                "peak_memory_gib": peak_memory_gib(),
                "peak_gpu_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
                "adapter": str(adapter), "losses": losses, "held_out_losses": held_out,

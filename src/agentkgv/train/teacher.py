@@ -55,7 +55,7 @@ def every_turn_taught(agent: AgentConfig) -> AgentConfig:
     """The agent settings with the rules that take turns without a model off, for any teacher: it judges every
     state, so its data has the unfounded judgments and the rewrites before them, and writes the first turn,
     so a student that routes learns it."""
-    return agent.model_copy(update={"settle_unfounded": False, "open_by_rule": False})
+    return agent.model_copy(update={"rules": tuple(r for r in agent.rules if r == "ground_true")})
 
 
 def teacher_agent_config(agent: AgentConfig, teacher: TeacherConfig, sample: int) -> AgentConfig:
