@@ -8,6 +8,9 @@ R = R_correct + R_search, rewards are standardized within the triple's group, an
 trajectory carries its advantage as its own (state, action) row. The loss covers the model's action
 tokens only, never the state text with its retrieved passages and summaries.
 
+One module of about 400 lines, read top to bottom like nanoGPT's loop: rollouts, their rows, the loss and
+the checkpointed step share one data model.
+
 Why not TRL's GRPOTrainer: with `rollout_func` it needs exactly one (prompt, completion) row per sampled
 prompt, each with its own advantage. A trajectory here is several turns whose prompts the environment
 rebuilds (new search results, a new summary), all sharing one advantage, which its data model cannot hold.
