@@ -248,7 +248,7 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
           name: Annotated[str, typer.Option(help="Name of the adapted reader (under <cache>/readers).")],
           reader: ReaderOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
-    on the reviewed triples, and from 50 of them on the reader itself is tuned on their passages (minutes on
+    on the reviewed triples, and from 50 of them on the reader itself is tuned on their passages (about a minute on
     a CPU). Run it with --reader <the folder printed>."""
     folder, learned = learning.learn_from_review(Workspace(data_dir, cache_dir), review, verdicts, name, reader,
                                                  HOOKS)

@@ -157,7 +157,13 @@ def show_check(verdict: Verdict) -> None:
     if searches:
         print_table("Searches", ["#", "Query", "What it found"], searches)
     print_table("Cited evidence", ["#", "Source", "Passage"],
-                [[str(i), e.source or e.id, e.text] for i, e in enumerate(verdict.evidence, start=1)])
+                [[str(i), e.source or e.id, clipped(e.text, 400)] for i, e in enumerate(verdict.evidence, start=1)])
+
+
+def clipped(text: str, chars: int) -> str:
+    """A passage on a few lines: its whitespace (a page's list of names, one a line) folded, its tail cut."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= chars else flat[:chars - 1] + "…"
 
 
 def show_comparison(c: Comparison, first: str, second: str, limit: int | None) -> None:
@@ -179,7 +185,7 @@ def show_demo_differences(differences: list[tuple[Verdict, Verdict]]) -> None:
     word = lambda v: "not enough evidence" if v.undecided else "-" if v.verdict is None else str(v.verdict).lower()  # noqa: E731
     rows = [[a.triple.verbalize(), "" if a.gold is None else str(a.gold).lower(), word(b),
              f"{word(a)} (P {a.p_true:.2f})" if a.p_true is not None else word(a),
-             " ".join(a.evidence[0].text.split())[:140] if a.evidence else ""] for a, b in differences]
+             clipped(a.evidence[0].text, 140) if a.evidence else ""] for a, b in differences]
     right = sum(a.gold is not None and bool(a.verdict) == a.gold for a, _ in differences)
     print_table(f"Where the default verifier and the string match differ: the verifier right on {right} of "
                 f"{len(differences)}", ["Triple", "Gold", "String match", "Default verifier", "Best passage it read"], rows)

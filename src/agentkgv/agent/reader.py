@@ -119,19 +119,28 @@ class ReaderCard:
 
 
 def base_cross_encoder():
-    """The base encoder with a fresh one-logit head. transformers reports the head as missing weights: that
-    is the point (training or the saved reader fills it), so the report is kept off the user's terminal."""
+    """The base encoder with a fresh one-logit head. transformers reports the head as missing weights, and
+    sentence-transformers that it converts a sentence encoder into a cross-encoder: both are the point
+    (training or the saved reader fills the head), so the reports are kept off the user's terminal."""
+    import logging
+
     import torch
     from sentence_transformers import CrossEncoder
     from transformers.utils import logging as hf_logging
 
-    previous = hf_logging.get_verbosity()
+    previous, st_logger = hf_logging.get_verbosity(), logging.getLogger("sentence_transformers")
+    st_level, bars = st_logger.level, hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()  # a bar over the 103 weights of a 22M model says nothing
+    st_logger.setLevel(logging.ERROR)
     try:
         return CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
                             activation_fn=torch.nn.Identity())
     finally:
         hf_logging.set_verbosity(previous)
+        st_logger.setLevel(st_level)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def load_reader_weights(model, folder: Path):
