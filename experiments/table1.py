@@ -23,8 +23,8 @@ SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
 ROWS = (
     ("Direct LLM", "table1-base", "direct", 300),
     ("Single-turn RAG", "table1-base", "single_rag", 300),
-    # IRCoT at ~19 s a triple here: the first 64 long-tail triples (32 pairs) only, in the session that ran it.
-    ("IRCoT", "table1-base100", "ircot", 64),
+    # IRCoT, about 5 s a triple on the idle machine: the first 100 per split (FactBench-docs not finished).
+    ("IRCoT", "table1-ircot", "ircot", 100),
     ("AgentKGV, untrained (LLM judge)", "table1-base100", "agentkgv", 100),
     ("+ SFT (shipped adapter, LLM judge)", "table1-sft", "SFT", 300),
     ("Lexical check", "lexical-full", "lexical", 300),
