@@ -110,7 +110,7 @@ class AgentKGV:
         teacher = c.teaching and not student
         # The hint comes with the turns that may judge: a search turn needs no label, and seeing it there
         # only tempts the teacher to state the verdict before it has the evidence.
-        judging = c.hinted and not student and self._may_answer(trajectory, self._may_search(trajectory))
+        judging = c.hinted and not student and self._may_answer(trajectory, self.facts(trajectory))
         hint = trajectory.item.label if judging else None
         if c.hinted and trajectory.item.label is None:
             raise ValueError(f"triple {trajectory.item.id} has no gold label to hint")
@@ -168,17 +168,16 @@ class AgentKGV:
     def schema(self, trajectory: Trajectory) -> dict:
         """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
         c = self.config
+        facts = self.facts(trajectory)  # once per turn: the rules, the search and the answer checks all read it
         narrowed: dict = {}
         if c.hinted:  # rationalization: the teacher writes the reasoning for the known label
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
         else:
-            facts = self.facts(trajectory)
             for left in filter(None, (rule.verdicts(facts) for rule in self.rules)):
                 narrowed["verdicts"] = [v for v in narrowed.get("verdicts", left) if v in left]
         if self._rewriting(trajectory):
             narrowed["queries"] = self._fresh_queries(trajectory)
-        may_search = self._may_search(trajectory)
-        return action_schema(c.reasoning_chars, c.query_chars, may_search, self._may_answer(trajectory, may_search),
+        return action_schema(c.reasoning_chars, c.query_chars, facts.may_search, self._may_answer(trajectory, facts),
                              passages=len(trajectory.last_hits), max_cited=c.max_cited, **narrowed)
 
     def facts(self, trajectory: Trajectory) -> TurnFacts:
@@ -233,17 +232,14 @@ class AgentKGV:
             return False
         return not (len(trajectory.turns) + 1 >= c.max_turns and c.force_answer_on_last_turn)
 
-    def _may_answer(self, trajectory: Trajectory, may_search: bool) -> bool:
-        """`may_search`: `_may_search(trajectory)`, which the caller has already computed."""
+    def _may_answer(self, trajectory: Trajectory, facts: TurnFacts) -> bool:
+        """`facts`: `facts(trajectory)`, which the caller has already computed."""
         c = self.config
         last_turn = len(trajectory.turns) + 1 >= c.max_turns
-        if last_turn or not may_search:
+        if last_turn or not facts.may_search:
             return True
         if c.teacher is not None and trajectory.searches < c.teacher.min_searches:
             return False
-        if not self.rules:
-            return True
-        facts = self.facts(trajectory)
         return not any(rule.holds_answer(facts) for rule in self.rules)
 
     def _search(self, searching: list[tuple[Trajectory, Action]]) -> None:
