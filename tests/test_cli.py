@@ -166,10 +166,16 @@ def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
     # The lexical check never loads a model, so model options cannot make its runs differ.
     lexical = base.with_options(method="lexical").identity()
     assert "llm" not in lexical and lexical == base.with_options(method="lexical", adapter=Path("a")).identity()
-    # The keys run logs written before the run config had a retriever section were pinned with.
-    old_keys = {"method", "summarizer", "summarizer_llm", "agent", "retriever", "embedding_model"}
-    assert set(lexical) == old_keys | {"evidence_guard"}
-    assert (lexical["retriever"], lexical["embedding_model"]) == ("bm25", "m")
+    assert set(lexical) == {"method", "agent", "retriever", "embedding_model", "evidence_guard"}
+    assert (lexical["agent"], lexical["retriever"], lexical["embedding_model"]) == ({"top_k": 5}, "bm25", "m")
+    # A baseline is pinned by the agent settings it reads: one only the LLM agent reads leaves its logs
+    # resumable, and one it reads does not.
+    ircot = base.with_options(method="ircot")
+    renamed = ircot.model_copy(update={"agent": ircot.agent.model_copy(update={"rules": (), "query_chars": 7}),
+                                       "summarizer": "llm"})
+    assert renamed.identity() == ircot.identity() and "summarizer" not in ircot.identity()
+    assert ircot.model_copy(update={"agent": ircot.agent.model_copy(update={"max_turns": 3})}).identity() != ircot.identity()
+    assert base.model_copy(update={"agent": base.agent.model_copy(update={"query_chars": 7})}).identity() != base.identity()
 
 
 def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_passages):

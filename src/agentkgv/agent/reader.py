@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -122,20 +123,29 @@ def base_cross_encoder():
     """The base encoder with a fresh one-logit head. transformers reports the head as missing weights, and
     sentence-transformers that it converts a sentence encoder into a cross-encoder: both are the point
     (training or the saved reader fills the head), so the reports are kept off the user's terminal."""
-    import logging
-
     import torch
     from sentence_transformers import CrossEncoder
+
+    with transformers_quiet():
+        return CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
+                            activation_fn=torch.nn.Identity())
+
+
+@contextmanager
+def transformers_quiet():
+    """transformers' and sentence-transformers' notes and their per-file bars (weights loaded, shards
+    written) kept off the terminal for the duration; a bar over the 103 weights of a 22M model says nothing."""
+    import logging
+
     from transformers.utils import logging as hf_logging
 
     previous, st_logger = hf_logging.get_verbosity(), logging.getLogger("sentence_transformers")
     st_level, bars = st_logger.level, hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()  # a bar over the 103 weights of a 22M model says nothing
+    hf_logging.disable_progress_bar()
     st_logger.setLevel(logging.ERROR)
     try:
-        return CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
-                            activation_fn=torch.nn.Identity())
+        yield
     finally:
         hf_logging.set_verbosity(previous)
         st_logger.setLevel(st_level)

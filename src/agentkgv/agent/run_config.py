@@ -24,6 +24,12 @@ Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
 # Who judges the agent's evidence: the trained evidence reader (agent/reading.py), or the LLM, which also
 # routes and writes the queries (the paper's agent, agent/agentkgv.py).
 Judge = Literal["reader", "llm"]
+# The agent settings each baseline reads (agent/factory.py), all a run log of it pins: renaming a setting
+# only the LLM agent reads leaves their logs resumable.
+_GENERATION = ("max_new_tokens", "temperature", "seed", "reasoning_chars")
+BASELINE_AGENT_FIELDS = {"lexical": ("top_k",), "direct": _GENERATION,
+                         "single_rag": (*_GENERATION, "top_k", "max_passage_words"),
+                         "ircot": (*_GENERATION, "top_k", "max_turns")}
 
 # Where each command-line option lands in the config.
 OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "distrust": ("reading", "distrust"), "stop_policy": ("reading", "stop_policy"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
@@ -96,10 +102,14 @@ class RunConfig(Settings):
         r = self.retriever
         # The guard is recorded only when on, so logs written before it existed resume with it switched off.
         unpinned = {"llm", "retriever"} | (set() if self.evidence_guard else {"evidence_guard"})
-        # Each agent is pinned by the settings it reads: the reader's run by its own, the LLM's by its own.
-        unpinned |= {"agent", "summarizer", "summarizer_llm"} if self.uses_reader else {"reading", "judge"}
+        # Each method is pinned by the settings it reads: the reader agent by its own, the LLM agent by its
+        # own, a baseline by the few agent settings it shares.
+        unpinned |= {"reading", "judge"} if not self.uses_reader else set()
+        unpinned |= {"agent", "summarizer", "summarizer_llm"} if not self.uses_llm_agent else set()
         settings = {**self.model_dump(mode="json", exclude=unpinned), "retriever": r.kind,
                     "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
+        if self.method in BASELINE_AGENT_FIELDS:
+            settings["agent"] = self.agent.model_dump(mode="json", include=set(BASELINE_AGENT_FIELDS[self.method]))
         if self.uses_reader:
             settings["reading"] = {**settings["reading"], "weights": reader_fingerprint(self.reading.reader)}
             if self.reading.stop_policy is not None:

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from agentkgv.agent.reader import (FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, gloss_of,
-                                   load_reader_weights, passage_text, save_reader)
+                                   load_reader_weights, passage_text, save_reader, transformers_quiet)
 from agentkgv.data.settings import Settings
 from agentkgv.train.reader_data import ReaderPair, kind_counts
 from agentkgv.train.sft import last_checkpoint, plot_losses
@@ -94,9 +94,11 @@ def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path
         save_total_limit=2, logging_steps=20, seed=settings.seed, use_cpu=True, report_to="none",
         dataloader_num_workers=0)
     trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=BinaryCrossEntropyLoss(model))
+    _show_loss_on_the_bar(trainer)
     started = time.perf_counter()
     resume = last_checkpoint(checkpoints)
-    trainer.train(resume_from_checkpoint=resume)
+    with transformers_quiet():  # the training bar (tqdm's own) stays; the per-checkpoint shard bars go
+        trainer.train(resume_from_checkpoint=resume)
     seconds = time.perf_counter() - started
     losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
     plot_losses(losses, [], run_dir / "reader_loss.png", title="Evidence reader loss", ylabel="binary cross-entropy")
@@ -107,3 +109,18 @@ def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path
     (run_dir / "reader_train.json").write_text(json.dumps(record, indent=1) + "\n")
     (run_dir / "reader_losses.json").write_text(json.dumps(losses) + "\n")
     return record
+
+
+def _show_loss_on_the_bar(trainer) -> None:
+    """Keep the trainer's progress bar, with the latest loss beside it, instead of a dict printed under it
+    every `logging_steps` (the curve is plotted from the log history at the end)."""
+    from transformers.trainer_callback import ProgressCallback
+
+    class LossOnBar(ProgressCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if self.training_bar is not None and logs and "loss" in logs:
+                self.training_bar.set_postfix(loss=f"{logs['loss']:.3f}", refresh=False)
+
+    trainer.remove_callback(ProgressCallback)
+    trainer.add_callback(LossOnBar())
+
