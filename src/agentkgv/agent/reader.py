@@ -132,18 +132,20 @@ def base_cross_encoder():
 
 
 @contextmanager
-def transformers_quiet():
-    """transformers' and sentence-transformers' notes and their per-file bars (weights loaded, shards
-    written) kept off the terminal for the duration; a bar over the 103 weights of a 22M model says nothing."""
+def transformers_quiet(warnings: bool = False):
+    """transformers' per-file bars (weights loaded, shards written) kept off the terminal for the duration,
+    and its and sentence-transformers' notes too unless `warnings` (a bar over the 103 weights of a 22M model
+    says nothing; a warning that a resumed run's settings differ from its checkpoint's does)."""
     import logging
 
     from transformers.utils import logging as hf_logging
 
     previous, st_logger = hf_logging.get_verbosity(), logging.getLogger("sentence_transformers")
     st_level, bars = st_logger.level, hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
+    if not warnings:
+        hf_logging.set_verbosity_error()
+        st_logger.setLevel(logging.ERROR)
     hf_logging.disable_progress_bar()
-    st_logger.setLevel(logging.ERROR)
     try:
         yield
     finally:

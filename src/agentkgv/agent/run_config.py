@@ -24,7 +24,7 @@ Method = Literal["agentkgv", "direct", "single_rag", "ircot", "lexical"]
 # Who judges the agent's evidence: the trained evidence reader (agent/reading.py), or the LLM, which also
 # routes and writes the queries (the paper's agent, agent/agentkgv.py).
 Judge = Literal["reader", "llm"]
-# The agent settings each baseline reads (agent/factory.py), all a run log of it pins: renaming a setting
+# The agent settings each baseline reads (agent/factory.py), the only ones its run log pins: renaming a setting
 # only the LLM agent reads leaves their logs resumable.
 _GENERATION = ("max_new_tokens", "temperature", "seed", "reasoning_chars")
 BASELINE_AGENT_FIELDS = {"lexical": ("top_k",), "direct": _GENERATION,
@@ -108,7 +108,7 @@ class RunConfig(Settings):
         unpinned |= {"agent", "summarizer", "summarizer_llm"} if not self.uses_llm_agent else set()
         settings = {**self.model_dump(mode="json", exclude=unpinned), "retriever": r.kind,
                     "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
-        if self.method in BASELINE_AGENT_FIELDS:
+        if not (self.uses_reader or self.uses_llm_agent):
             settings["agent"] = self.agent.model_dump(mode="json", include=set(BASELINE_AGENT_FIELDS[self.method]))
         if self.uses_reader:
             settings["reading"] = {**settings["reading"], "weights": reader_fingerprint(self.reading.reader)}

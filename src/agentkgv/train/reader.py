@@ -97,7 +97,7 @@ def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path
     _show_loss_on_the_bar(trainer)
     started = time.perf_counter()
     resume = last_checkpoint(checkpoints)
-    with transformers_quiet():  # the training bar (tqdm's own) stays; the per-checkpoint shard bars go
+    with transformers_quiet(warnings=True):  # the training bar (tqdm's own) stays; the per-checkpoint shard bars go
         trainer.train(resume_from_checkpoint=resume)
     seconds = time.perf_counter() - started
     losses = [{"step": r["step"], "loss": r["loss"]} for r in trainer.state.log_history if "loss" in r]
@@ -121,6 +121,5 @@ def _show_loss_on_the_bar(trainer) -> None:
             if self.training_bar is not None and logs and "loss" in logs:
                 self.training_bar.set_postfix(loss=f"{logs['loss']:.3f}", refresh=False)
 
-    trainer.remove_callback(ProgressCallback)
-    trainer.add_callback(LossOnBar())
-
+    if trainer.pop_callback(ProgressCallback) is not None:  # a notebook's bar, or none, is left as it is
+        trainer.add_callback(LossOnBar())
