@@ -3,10 +3,9 @@
 Each row names a run log folder under `.cache/runs/`, the method's file prefix there, and the triples per split
 it was run on: the full splits for the rows that run at about 1 triple/s or faster on the idle machine, the fixed balanced subset of
 300 (`eval --limit 300`: the first positives of each split's seeded order with their hard negatives, or for
-FactBench-docs the first of each label) for the slower ones. Two tables: every row on its own sample, then
-every row on the 300-triple subset, where all rows are compared on the same triples. A row run on fewer
-triples of a split (IRCoT on FactBench-docs) is scored there on the start of the subset, which is what its
-log holds; a split it has not finished shows how many triples it holds.
+FactBench-docs the first of each label) for the slower ones, and IRCoT, the slowest, on the first 100 of those.
+Two tables: every row on its own sample, then every row on the 300-triple subset, where all rows but IRCoT
+are compared on the same triples. A split a row has not finished shows how many triples its log holds.
 
     python experiments/table1.py            # after the eval runs BENCHMARKS.md lists under *Table 1*
 """
@@ -26,8 +25,8 @@ SUBSET = 300
 ROWS = (
     ("Direct LLM", "table1-base", "direct", (300, 300, 300)),
     ("Single-turn RAG", "table1-base", "single_rag", (300, 300, 300)),
-    # About 5 s a triple on T-REx and 40 s on FactBench-docs' long pages: 100 there.
-    ("IRCoT", "table1-ircot", "ircot", (300, 300, 100)),
+    # About 5,100 tokens and 5 s a triple on T-REx, 40 s on FactBench-docs' pages: the first 100 of the subset.
+    ("IRCoT", "table1-ircot", "ircot", (100, 100, 100)),
     ("AgentKGV, untrained (LLM judge)", "table1-untrained", "agentkgv", (300, 300, 300)),
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
     ("Lexical check", "lexical-full", "lexical", FULL),
@@ -78,7 +77,7 @@ def main() -> None:
     ws = Workspace()
     print("Each row on its own sample:\n")
     print(table(ws, None))
-    print(f"\nEvery row on the fixed {SUBSET}-triple subset per split (IRCoT on FactBench-docs: its first 100):\n")
+    print(f"\nEvery row on the fixed {SUBSET}-triple subset per split (IRCoT: its first 100):\n")
     print(table(ws, SUBSET))
 
 
