@@ -1,7 +1,10 @@
 """The search penalty swept (BENCHMARKS.md, *The search policy*): stage 1 + GRPO trained at several alpha on the
-cached episodes of a `train-search-policy` run, each scored on the run's held-out fifth (never trained on).
+cached episodes of a `train-search-policy` run, each scored on the run's held-out fifth (never trained on). Then
+what any stop policy could save: the settled rule with a floor (stop also once P(true) falls below it), on
+every episode, the floor 0 being the rule itself and 1 one search always.
 
 python experiments/search_policy_alpha.py [--run search-policy] [--reader FOLDER] [--alpha 0 0.005 0.01 0.02 0.05]
+                                          [--floor 0 0.05 0.1 0.2 0.5 1]
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ def main() -> None:
     from agentkgv.agent.calibration import Calibration, Evidence
     from agentkgv.agent.reader import reader_folder
     from agentkgv.data.jsonl import read_jsonl
+    from agentkgv.eval.metrics import score
     from agentkgv.train.search_policy import Episode, SearchPolicySettings, train_search_policy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="search-policy")
     parser.add_argument("--reader", type=Path, default=None, help="the reader the episodes were read with")
     parser.add_argument("--alpha", type=float, nargs="*", default=[0.0, 0.005, 0.01, 0.02, 0.05])
+    parser.add_argument("--floor", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.5, 1.0])
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
     episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"])
@@ -30,6 +35,18 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             record = train_search_policy(episodes, calibration, Path(folder), SearchPolicySettings(alpha=alpha))
         print(f"alpha {alpha}:", json.dumps(record["held_out"]))
+    for floor in args.floor:
+        verdicts, searches = [], 0
+        for episode in episodes:
+            for made, evidence in enumerate(episode.history, 1):
+                p_true = calibration.probability(evidence)
+                if p_true >= calibration.true_at or p_true < floor:
+                    break
+            verdicts.append(p_true >= calibration.true_at)
+            searches += made
+        f1 = score([e.gold for e in episodes], verdicts).macro_f1
+        print(f"settled rule, floor {floor}: macro-F1 {f1:.4f}, {searches / len(episodes):.2f} searches "
+              f"({len(episodes)} episodes)")
 
 
 if __name__ == "__main__":
