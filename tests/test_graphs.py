@@ -135,12 +135,13 @@ class _Flaky(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         if type(self).seen <= self.failures:
             if self.delay:
+                # No answer in time, then none at all: the client has given up, and the server may be gone.
                 time.sleep(self.delay)
-            else:
-                self.send_response(self.status)
-                self.end_headers()
-                self.wfile.write(b"overloaded")
                 return
+            self.send_response(self.status)
+            self.end_headers()
+            self.wfile.write(b"overloaded")
+            return
         answer = requests.post(self.target, data=body, headers={"Content-Type": self.headers["Content-Type"],
                                                                 "Accept": self.headers.get("Accept", "*/*")})
         self.send_response(answer.status_code)
