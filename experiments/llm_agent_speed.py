@@ -123,7 +123,7 @@ def measurement_6() -> None:
         examples, tally = P.split_examples(ws, split), Counter()
         for i in range(0, len(examples), 32):
             ts = [agent.start(LabeledTriple(e.id, e.triple, e.label)) for e in examples[i:i + 32]]
-            for t, c in zip(ts, agent.policy.act(ts, [agent.state(t) for t in ts], [agent.schema(t) for t in ts])):
+            for t, c in zip(ts, agent.policy.act(ts, [agent.state(t) for t in ts], [agent.schema(t, agent.facts(t)) for t in ts])):
                 a = parse_action(c.text)
                 tally[(a.kind, a.combination, a.query == compose_query(t.item.triple, "s,p,o"))] += 1
         print(split, dict(tally))

@@ -122,12 +122,14 @@ class AgentKGV:
         started = time.perf_counter()
         opening: list[Trajectory] = []
         asked: list[Trajectory] = []
+        asked_facts: list[TurnFacts] = []  # once per turn: the rules, the search and the answer checks all read them
         searching: list[tuple[Trajectory, Action]] = []
-        for trajectory in active:
-            ruled = None if trajectory.done else self._rule_action(trajectory)
+        for trajectory in (t for t in active if not t.done):
+            facts = self.facts(trajectory)
+            ruled = self._rule_action(facts)
             if ruled is None:
-                if not trajectory.done:
-                    asked.append(trajectory)
+                asked.append(trajectory)
+                asked_facts.append(facts)
             elif ruled["action"] == "answer":
                 self._rule_turn(trajectory, ruled)
                 # As certain as the model's own answer would have been: the rules left it no other verdict.
@@ -136,7 +138,7 @@ class AgentKGV:
                 opening.append(trajectory)
                 searching.append((trajectory, self._rule_turn(trajectory, ruled)))
         prompts = [self.state(t) for t in asked]
-        completions = self.policy.act(asked, prompts, [self.schema(t) for t in asked]) if asked else []
+        completions = self.policy.act(asked, prompts, list(map(self.schema, asked, asked_facts))) if asked else []
         for trajectory, messages, completion in zip(asked, prompts, completions):
             action = parse_action(completion.text)
             trajectory.charge(completion.prompt_tokens, completion.completion_tokens)
@@ -165,10 +167,10 @@ class AgentKGV:
         for trajectory in working:
             trajectory.seconds += share
 
-    def schema(self, trajectory: Trajectory) -> dict:
-        """The actions open to this trajectory this turn, as the JSON schema its output is decoded under."""
+    def schema(self, trajectory: Trajectory, facts: TurnFacts) -> dict:
+        """The actions open to this trajectory this turn (`facts`: `facts(trajectory)`), as the JSON schema its
+        output is decoded under."""
         c = self.config
-        facts = self.facts(trajectory)  # once per turn: the rules, the search and the answer checks all read it
         narrowed: dict = {}
         if c.hinted:  # rationalization: the teacher writes the reasoning for the known label
             narrowed["verdicts"] = ["true" if trajectory.item.label else "false"]
@@ -187,11 +189,8 @@ class AgentKGV:
                          searched and self.names_both(trajectory), self._may_search(trajectory),
                          trajectory.searches < self.config.false_needs_searches)
 
-    def _rule_action(self, trajectory: Trajectory) -> dict | None:
+    def _rule_action(self, facts: TurnFacts) -> dict | None:
         """The action a rule takes this turn in the model's place, if one does."""
-        if not self.rules:
-            return None
-        facts = self.facts(trajectory)
         return next(filter(None, (rule.action(facts) for rule in self.rules)), None)
 
     @staticmethod
