@@ -25,7 +25,7 @@ SUBSET = 300
 ROWS = (
     ("Direct LLM", "table1-base", "direct", (300, 300, 300)),
     ("Single-turn RAG", "table1-base", "single_rag", (300, 300, 300)),
-    # About 5,100 tokens and 5 s a triple on T-REx, 40 s on FactBench-docs' pages: the first 100 of the subset.
+    # 4,800-7,200 tokens a triple, 9-60 s as logged on a shared CPU: the first 100 of the subset.
     ("IRCoT", "table1-ircot", "ircot", (100, 100, 100)),
     ("AgentKGV, untrained (LLM judge)", "table1-untrained", "agentkgv", (300, 300, 300)),
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
