@@ -30,8 +30,10 @@ ROWS = (
     ("AgentKGV, untrained (LLM judge)", "table1-untrained", "agentkgv", (300, 300, 300)),
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
     ("Lexical check", "lexical-full", "lexical", FULL),
-    ("Reader agent (default: trained reader judge, rule stop)", "reader-corpora", "agentkgv", FULL),
-    ("Reader agent + GRPO stop policy", "reader-grpo", "agentkgv", FULL),
+    ("Reader agent (default: trained reader judges, rule stop)", "routed", "agentkgv", FULL),
+    ("Reader agent + GRPO stop policy", "routed-grpo", "agentkgv", FULL),
+    ("One reader for every relation, rule stop", "reader-corpora", "agentkgv", FULL),
+    ("One reader + GRPO stop policy", "reader-grpo", "agentkgv", FULL),
 )
 HEADER = ["Method", "Triples / split", "long-tail P-F1 / N-F1 / Macro (95% CI)", "unseen", "FactBench-docs",
           "Searches / triple", "Tokens / triple", "s / triple"]

@@ -375,3 +375,65 @@ def test_the_shipped_reader_agent_accepts_a_stated_fact_and_rejects_an_unstated_
                                      LabeledTriple("u", Triple("Gustav Holst", "place of death", "Paris"))])
     assert stated.verdict is True and stated.evidence[0].id == "p1" and stated.search_calls == 1
     assert unstated.verdict is False and unstated.p_true < 0.2 and unstated.search_calls == 3
+
+
+class NamedReader(WordReader):
+    def __init__(self, name: str, shift: float):
+        self.name, self.shift = name, shift
+
+    def score(self, pairs):
+        return super().score(pairs) + self.shift
+
+
+def test_a_relation_the_reader_rarely_learned_goes_to_the_rare_relation_judge_with_its_calibration(tiny_index):
+    """`place of birth` (by its id, or by words the counts know as its alias) the main reader learned from 40
+    facts; `native language` from 2, and `employer` never: those two are read and decided by the other judge."""
+    from agentkgv.agent.reading import Judge, RareRelations
+
+    strict = Calibration(weights=(1.0, 0.0, 0.0), intercept=-4.0, true_at=0.8, false_at=0.5)
+    counts = {"P19": 40, "place of birth": 40, "birth place": 40, "P103": 2}
+    rare = RareRelations(Judge(NamedReader("rare-reader", 0.5), strict), counts, below=10)
+    agent = ReadingAgent(tiny_index, NamedReader("main-reader", 0.0), CALIBRATION, {}, ReadingConfig(max_searches=1), rare)
+    triples = [Triple("Ada Smith", "place of birth", "Leeds", predicate_id="P19"),
+               Triple("Ada Smith", "birth place", "Leeds"),
+               Triple("Ada Smith", "native language", "Leeds", predicate_id="P103"),
+               Triple("Ada Smith", "employer", "Leeds")]
+    verdicts = agent.verify([LabeledTriple(f"t{i}", t) for i, t in enumerate(triples)])
+    readers = [v.trajectory[0].reasoning.split("(reader ")[1].split(")")[0] for v in verdicts]
+    assert readers == ["main-reader", "main-reader", "rare-reader", "rare-reader"]
+    # The same passage: support 3 under the main calibration (true), 3.5 - 4 under the rare one (false).
+    assert [v.verdict for v in verdicts] == [True, True, False, False]
+    assert verdicts[2].p_true == pytest.approx(1 / (1 + math.exp(0.5)), abs=1e-4)
+    assert [rare.takes(t) for t in triples] == [False, False, True, True]
+
+
+def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
+    from agentkgv.data.predicates import PredicateInfo
+    from agentkgv.train.reader import relation_counts
+
+    predicates = {"P19": PredicateInfo("P19", "place of birth", aliases=("birth place", "born in")),
+                  "P20": PredicateInfo("P20", "place of death", aliases=("death place",))}
+    born = Triple("A", "place of birth", "B", predicate_id="P19")
+    pairs = [ReaderPair(born, "A was born in B.", "", 1.0, "evidence"), ReaderPair(born, "A saw B.", "", 0.0, "retrieved"),
+             ReaderPair(Triple("C", "place of birth", "D", predicate_id="P19"), "C was born in D.", "", 1.0, "evidence"),
+             ReaderPair(Triple("E", "knows", "F"), "E knows F.", "", 1.0, "evidence")]
+    counts = relation_counts(pairs, predicates)
+    assert counts == {"P19": 2, "place of birth": 2, "birth place": 2, "born in": 2, "knows": 1}
+
+
+@shipped
+def test_the_default_reader_agent_sends_an_unseen_relation_to_the_gloss_reader(tmp_path):
+    """The shipped default: `place of death` (learned from hundreds of facts) read by the shipped reader,
+    `named after` (a test_unseen relation, never trained on) by the reader that reads its description."""
+    from agentkgv.agent.factory import build_verifier
+    from agentkgv.agent.run_config import RunConfig
+
+    retriever = BM25Retriever.build([Passage("p1", HOLST), Passage("p2", "Holst Park was named after Gustav Holst.")],
+                                    tmp_path / "bm25")
+    agent = build_verifier(RunConfig(), retriever, {})
+    died, named = agent.verify([LabeledTriple("d", Triple("Gustav Holst", "place of death", "London", predicate_id="P20")),
+                                LabeledTriple("n", Triple("Holst Park", "named after", "Gustav Holst", predicate_id="P138"))])
+    assert "(reader minilm-kgv)" in died.trajectory[0].reasoning and died.verdict is True
+    assert "(reader minilm-kgv-gloss)" in named.trajectory[0].reasoning and named.verdict is True
+    # Routing is part of what a run log pins: without it the same reader is another judge.
+    assert RunConfig().reading.weights() != ReadingConfig(rare_below=0).weights()

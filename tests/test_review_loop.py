@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -142,3 +143,31 @@ def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_tripl
     assert (folder / "reader.safetensors").read_bytes() != (shipped_reader_dir() / "reader.safetensors").read_bytes()
     assert ((folder / "glosses.json").exists() == (shipped_reader_dir() / "glosses.json").exists())
     assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
+
+
+def test_a_calibration_learned_from_a_routed_run_refits_on_the_main_readers_verdicts_only(tmp_path):
+    """In a run that sent rare relations to the gloss reader, those verdicts carry that reader's scores:
+    they do not refit the main reader's calibration, and reviews of nothing else are refused by name."""
+    from agentkgv.learning import judged_by_main, learn_from_review
+    from agentkgv.paths import Workspace
+
+    verdicts = _verdicts(60)
+    for i, v in enumerate(verdicts):  # `p` is no relation the shipped reader learned: every triple is rare
+        if i % 2:
+            verdicts[i] = replace(v, triple=Triple(v.triple.subject, "place of birth", v.triple.object, predicate_id="P19"))
+    log = tmp_path / "verdicts.jsonl"
+    log.write_text("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
+    settings = tmp_path / "verdicts.jsonl.settings.json"
+    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 10}}))
+    assert [v.id for v in judged_by_main(log, verdicts)] == [v.id for v in verdicts[1::2]]
+    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 0}}))
+    assert len(judged_by_main(log, verdicts)) == 60
+    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 10}}))
+    ws = Workspace(cache=tmp_path / "cache")
+    review = tmp_path / "review.csv"
+    _review_csv(review, verdicts[0:40:2], [str(v.gold).lower() for v in verdicts[0:40:2]])
+    with pytest.raises(DataError, match="rare-relation reader"):
+        learn_from_review(ws, review, log, "mine")
+    _review_csv(review, verdicts[:40], [str(v.gold).lower() for v in verdicts[:40]])
+    folder, learned = learn_from_review(ws, review, log, "mine")
+    assert learned.reviews == 20 and (folder / "relations.json").exists()

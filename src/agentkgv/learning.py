@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
 
 from agentkgv.agent.calibration import Calibration, Outcome
-from agentkgv.agent.reader import ReaderCard, reader_folder, read_glosses
-from agentkgv.agent.reading import ReadingConfig
+from agentkgv.agent.base import Verdict
+from agentkgv.agent.reader import RELATIONS_FILE, ReaderCard, read_glosses, read_relations, reader_folder, save_relations
+from agentkgv.agent.reading import ReadingConfig, is_rare
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
@@ -33,9 +35,8 @@ def learned_reader_dir(ws: Workspace, name: str) -> Path:
     return ws.cache / "readers" / check_name(name, "a reader")
 
 
-def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
-    """(retriever, reading settings) of the reader run that wrote `log`, from the settings it pinned: a
-    tuned reader reads the reviewed triples again as that run read them."""
+def run_settings(log: Path) -> dict:
+    """The settings the reader run that wrote `log` pinned beside it."""
     path = log.with_name(log.name + ".settings.json")
     if not path.exists():
         raise DataError(path, "missing: the run settings `verify`/`eval` write beside a log, which say how to "
@@ -43,12 +44,34 @@ def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
     settings = json.loads(path.read_text())
     if settings.get("judge") != "reader" or "reading" not in settings:
         raise DataError(path, "not a run of the reader agent: only its verdicts can be learned from")
-    reading = ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
-                                            if k not in ("weights", "stop_policy_weights")})
+    return settings
+
+
+def reading_of(settings: dict) -> ReadingConfig:
+    return ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
+                                         if k not in ("weights", "stop_policy_weights")})
+
+
+def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
+    """(retriever, reading settings) of the reader run that wrote `log`, from the settings it pinned: a
+    tuned reader reads the reviewed triples again as that run read them."""
+    settings = run_settings(log)
     index = settings.get("index")  # a document index is pinned as {"name", "fingerprint"}
     retriever = retriever_for(ws, RetrieverConfig(kind=settings["retriever"], embedding_model=settings["embedding_model"],
                                                   index=index["name"] if isinstance(index, dict) else index), hooks)
-    return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading
+    return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading_of(settings)
+
+
+def judged_by_main(log: Path, verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts of `log`'s run that its main reader judged: a calibration refitted on logged evidence
+    must not mix in the rare-relation reader's scores. A log without run settings is taken as one reader's."""
+    if not log.with_name(log.name + ".settings.json").exists():
+        return verdicts
+    reading = reading_of(run_settings(log))
+    if not reading.rare_below:
+        return verdicts
+    counts = read_relations(reader_folder(reading.reader))
+    return [v for v in verdicts if not is_rare(counts, reading.rare_below, v.triple)]
 
 
 def tune_reader(source: Path, pairs: list, run_dir: Path) -> Path:
@@ -58,6 +81,9 @@ def tune_reader(source: Path, pairs: list, run_dir: Path) -> Path:
 
     settings = ReaderSettings(name=f"{ReaderCard.read(source).name}-reviewed", init_from=source, **TUNE_SETTINGS)
     train_reader(pairs, read_glosses(source), run_dir, settings)
+    if (source / RELATIONS_FILE).exists():  # it now learned the reviewed relations too
+        reviewed = Counter(p.triple.predicate_id or p.triple.predicate.lower() for p in pairs if p.label > 0.5)
+        save_relations(run_dir / "reader", dict(Counter(read_relations(source)) + reviewed))
     return run_dir / "reader"
 
 
@@ -72,6 +98,12 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     source, reviews, target = reader_folder(reader), read_reviews(review), learned_reader_dir(ws, name)
     current = Calibration.read(source)
     if len(reviews) < TUNE_AT:
+        # Only the main reader's verdicts refit its calibration; tuning (below) reads every reviewed triple again.
+        mine = {v.id for v in judged_by_main(verdicts_file, list(verdicts.values()))}
+        if not any(r.id in mine for r in reviews):
+            raise DataError(review, f"every reviewed triple was judged by the rare-relation reader, whose "
+                                    f"calibration this does not refit: review {TUNE_AT} or more to tune the reader")
+        reviews = [r for r in reviews if r.id in mine]
         calibration, learned = learn_calibration(verdicts, reviews, review, current)
         return save_learned(source, target, calibration, learned), learned
     reviewed = reviewed_verdicts(verdicts, reviews, review)
@@ -91,9 +123,9 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
     """The review loop, k-fold, on one split of an eval run of the reader agent; with `tune`, also the
     reader's weights tuned on each fold's reviewed triples, and the fold read again by the tuned reader."""
     log = ws.runs / run_name / f"agentkgv.{split}.jsonl"
-    verdicts = list(load_run(log).values())
+    verdicts = judged_by_main(log, list(load_run(log).values()))
     if not verdicts:
-        raise DataError(log, "no verdicts here: run `agentkgv eval --method agentkgv --run-name` first")
+        raise DataError(log, "no verdicts of the main reader here: run `agentkgv eval --method agentkgv --run-name` first")
     try:
         rows = review_loop(verdicts, sizes, folds)
     except ValueError as error:

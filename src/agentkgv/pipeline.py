@@ -22,7 +22,6 @@ from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
-from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
@@ -228,7 +227,7 @@ def demo_run_name(run: RunConfig) -> str:
     """The demo's run folder: a demo resumes, but one whose settings or shipped weights changed (an upgrade)
     gets its own folder rather than a refusal to resume."""
     if run.uses_reader:
-        weights = reader_fingerprint(run.reading.reader)
+        weights = run.reading.weights()
     else:
         weights = adapter_fingerprint(resolve_adapter(run.llm.adapter)) if run.llm.adapter else ""
     return "demo-" + hashlib.sha256((run.model_dump_json() + weights).encode()).hexdigest()[:8]

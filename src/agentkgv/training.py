@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from agentkgv.agent.reader import reader_fingerprint
+from agentkgv.agent.reader import reader_fingerprint, save_relations
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
@@ -133,14 +133,16 @@ def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
 def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threads: int | None = None,
                  hooks: Hooks = SILENT) -> dict:
     """Build the pairs (once), then train the reader under <cache>/train/<run_name>; resumes its checkpoints."""
-    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader import ReaderSettings, relation_counts
     from agentkgv.train.reader import train_reader as train
 
     settings = ReaderSettings.load(settings_path)
     run_dir = ws.training / run_name
     pairs = reader_pairs(ws, run_dir, settings, hooks)
-    glosses = {} if settings.relation_glosses == "none" else gloss_table(load_predicates(ws.data), settings.relation_glosses)
+    predicates = load_predicates(ws.data)
+    glosses = {} if settings.relation_glosses == "none" else gloss_table(predicates, settings.relation_glosses)
     record = train(pairs, glosses, run_dir, settings, threads)
+    save_relations(run_dir / "reader", relation_counts(settings.trained_pairs(pairs), predicates))
     calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
     return record | {"calibration": calibration.model_dump()}
 

@@ -9,7 +9,7 @@ from agentkgv.agent.ircot import IRCoT
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.lexical import LexicalVerifier
 from agentkgv.agent.reader import CrossEncoderReader, reader_folder
-from agentkgv.agent.reading import ReadingAgent
+from agentkgv.agent.reading import ReadingAgent, rare_relations
 from agentkgv.agent.policy import Policy
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
@@ -37,7 +37,8 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
         return LexicalVerifier(retriever, a.top_k)
     if config.uses_reader:
         folder = reader_folder(config.reading.reader)
-        return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), paraphrases, config.reading)
+        return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), paraphrases, config.reading,
+                            rare_relations(config.reading))
     llm = llm or build_llm(config.llm)
     generation = GenerationConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, seed=a.seed)
     if config.method == "direct":

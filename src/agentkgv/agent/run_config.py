@@ -12,7 +12,6 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from agentkgv.agent.agentkgv import AgentConfig
-from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.stopping import policy_fingerprint
 from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.settings import Settings, invalid
@@ -111,7 +110,7 @@ class RunConfig(Settings):
         if not (self.uses_reader or self.uses_llm_agent):
             settings["agent"] = self.agent.model_dump(mode="json", include=set(BASELINE_AGENT_FIELDS[self.method]))
         if self.uses_reader:
-            settings["reading"] = {**settings["reading"], "weights": reader_fingerprint(self.reading.reader)}
+            settings["reading"] = {**settings["reading"], "weights": self.reading.weights()}
             if self.reading.stop_policy is not None:
                 settings["reading"]["stop_policy_weights"] = policy_fingerprint(self.reading.stop_policy)
         elif self.needs_llm:

@@ -10,6 +10,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json, read_jsonl
@@ -17,6 +18,7 @@ from agentkgv.data.jsonl import read_json, read_jsonl
 PROPERTIES = Path("properties")
 _LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 _ALT_LABEL = "http://www.w3.org/2004/02/skos/core#altLabel"
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +137,21 @@ def relation_gloss(info: PredicateInfo, style: str = "descriptions", limit: int 
 
 
 def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions") -> dict[str, str]:
-    """Relation glosses (`relation_gloss`) by predicate id, then by lower-cased label, then by alias (a graph
-    that carries words only, DBpedia's `birth place` among them): a predicate's own label wins over another's
-    alias, and among aliases the lowest id's."""
+    """Relation glosses (`relation_gloss`), keyed as `by_name` keys them."""
     glosses = {pid: relation_gloss(info, style) for pid, info in predicates.items()}
-    by_id = sorted((pid for pid, gloss in glosses.items() if gloss), key=lambda pid: (len(pid), pid))
-    table = {pid: glosses[pid] for pid in by_id}
-    for names in (lambda pid: (predicates[pid].label,), lambda pid: predicates[pid].aliases):
+    return by_name(predicates, {pid: gloss for pid, gloss in glosses.items() if gloss})
+
+
+def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[str, V]:
+    """`values` (by predicate id) keyed by id, then by lower-cased label, then by alias (a graph that carries
+    words only, DBpedia's `birth place` among them): a predicate's own label wins over another's alias, and
+    among aliases the lowest id's."""
+    by_id = sorted(values, key=lambda pid: (len(pid), pid))
+    table = {pid: values[pid] for pid in by_id}
+    for names in (lambda info: (info.label,), lambda info: info.aliases):
         for pid in by_id:
-            for name in names(pid):
-                table.setdefault(name.lower(), glosses[pid])
+            for name in names(predicates[pid]) if pid in predicates else ():
+                table.setdefault(name.lower(), values[pid])
     return table
 
 

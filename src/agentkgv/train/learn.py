@@ -28,7 +28,7 @@ from pathlib import Path
 
 from agentkgv.agent.base import Verdict
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
-from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, WEIGHTS_FILE
+from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
 from agentkgv.data.errors import DataError
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import Review
@@ -107,11 +107,11 @@ def review_pairs(reviewed: Sequence[Verdict], labels: Sequence[bool]) -> list[Re
 
 
 def save_learned(source: Path, target: Path, calibration: Calibration, learned: Learned) -> Path:
-    """The adapted reader: the weights, card and relation glosses of `source` (the reader it started from,
-    or the tuned one), the new calibration, what it learned."""
+    """The adapted reader: the weights, card, relation glosses and relation counts of `source` (the reader it
+    started from, or the tuned one), the new calibration, what it learned."""
     target.mkdir(parents=True, exist_ok=True)
     if source.resolve() != target.resolve():  # learning again into the same reader keeps its weights
-        for name in (WEIGHTS_FILE, CARD_FILE, GLOSSES_FILE):
+        for name in (WEIGHTS_FILE, CARD_FILE, GLOSSES_FILE, RELATIONS_FILE):
             if (source / name).exists():  # a reader trained without glosses has none
                 shutil.copyfile(source / name, target / name)
     calibration.save(target)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Literal
 
@@ -14,6 +15,7 @@ from pydantic import Field
 
 from agentkgv.agent.reader import (FROZEN_PREFIX, ReaderCard, base_cross_encoder, claim_text, gloss_of,
                                    load_reader_weights, passage_text, save_reader, transformers_quiet)
+from agentkgv.data.predicates import PredicateInfo, by_name
 from agentkgv.data.settings import Settings
 from agentkgv.train.reader_data import ReaderPair, kind_counts
 from agentkgv.train.sft import last_checkpoint, plot_losses
@@ -57,6 +59,16 @@ class ReaderSettings(Settings):
                                         "split_swap_share", "corpus_swap_share", "compatible_swap_share"}) | {
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
 
+    def trained_pairs(self, pairs: list[ReaderPair]) -> list[ReaderPair]:
+        return pairs[:self.max_pairs] if self.max_pairs else pairs
+
+
+def relation_counts(pairs: list[ReaderPair], predicates: dict[str, PredicateInfo]) -> dict[str, int]:
+    """The facts a reader learned each relation from (its positive pairs), keyed by id, label and alias
+    (data/predicates.by_name) so a graph that names a relation by words finds it too."""
+    counts = Counter(p.triple.predicate_id or p.triple.predicate.lower() for p in pairs if p.label > 0.5)
+    return by_name(predicates, dict(counts))
+
 
 def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path, settings: ReaderSettings,
                  threads: int | None = None) -> dict:
@@ -73,7 +85,7 @@ def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path
     if threads:
         torch.set_num_threads(threads)
     torch.manual_seed(settings.seed)
-    pairs = pairs[:settings.max_pairs] if settings.max_pairs else pairs
+    pairs = settings.trained_pairs(pairs)
     bare = random.Random(settings.seed)  # the same claims go bare on a resumed run
     data = Dataset.from_dict({
         "claim": [claim_text(p.triple, "" if bare.random() < settings.gloss_dropout else gloss_of(glosses, p.triple))
