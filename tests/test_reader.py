@@ -401,6 +401,7 @@ def test_a_relation_the_reader_rarely_learned_goes_to_the_rare_relation_judge_wi
     verdicts = agent.verify([LabeledTriple(f"t{i}", t) for i, t in enumerate(triples)])
     readers = [v.trajectory[0].reasoning.split("(reader ")[1].split(")")[0] for v in verdicts]
     assert readers == ["main-reader", "main-reader", "rare-reader", "rare-reader"]
+    assert [v.rare_relation for v in verdicts] == [False, False, True, True]
     # The same passage: support 3 under the main calibration (true), 3.5 - 4 under the rare one (false).
     assert [v.verdict for v in verdicts] == [True, True, False, False]
     assert verdicts[2].p_true == pytest.approx(1 / (1 + math.exp(0.5)), abs=1e-4)
@@ -419,6 +420,10 @@ def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
              ReaderPair(Triple("E", "knows", "F"), "E knows F.", "", 1.0, "evidence")]
     counts = relation_counts(pairs, predicates)
     assert counts == {"P19": 2, "place of birth": 2, "birth place": 2, "born in": 2, "knows": 1}
+    # A reader continued on more pairs adds to what it learned; words name their relation's id.
+    more = [ReaderPair(Triple("G", "birth place", "H"), "G was born in H.", "", 1.0, "evidence")]
+    assert relation_counts(more, predicates, counts) == {**counts, "P19": 3, "place of birth": 3, "birth place": 3,
+                                                         "born in": 3}
 
 
 @shipped
@@ -435,5 +440,43 @@ def test_the_default_reader_agent_sends_an_unseen_relation_to_the_gloss_reader(t
                                 LabeledTriple("n", Triple("Holst Park", "named after", "Gustav Holst", predicate_id="P138"))])
     assert "(reader minilm-kgv)" in died.trajectory[0].reasoning and died.verdict is True
     assert "(reader minilm-kgv-gloss)" in named.trajectory[0].reasoning and named.verdict is True
-    # Routing is part of what a run log pins: without it the same reader is another judge.
-    assert RunConfig().reading.weights() != ReadingConfig(rare_below=0).weights()
+    assert not died.rare_relation and named.rare_relation
+
+
+def test_a_run_pins_the_routing_and_a_reader_without_relation_counts_says_how_to_run(tmp_path):
+    import shutil
+
+    from agentkgv.agent.factory import rare_relations
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.data.errors import DataError
+
+    other = tmp_path / "other-gloss"
+    shutil.copytree(shipped_reader_dir("minilm-kgv-gloss"), other)
+    (other / "calibration.json").write_text((shipped_reader_dir() / "calibration.json").read_text())
+    assert ReadingConfig().weights() != ReadingConfig(rare_reader=other).weights()
+    assert RunConfig().identity() != RunConfig(reading=ReadingConfig(rare_below=5)).identity()
+    assert ReadingConfig(rare_below=0).weights() == ReadingConfig(rare_below=0, reader=shipped_reader_dir()).weights()
+    bare = tmp_path / "bare"
+    shutil.copytree(shipped_reader_dir(), bare)
+    (bare / "relations.json").unlink()
+    with pytest.raises(DataError, match="rare_below = 0"):
+        rare_relations(ReadingConfig(reader=bare))
+    with pytest.raises(ValueError, match="rare_below"):
+        ReadingConfig(rare_below=0, rare_reader=other)
+
+
+def test_each_judge_stops_by_its_own_policy(tiny_index):
+    """A stop policy reads its own reader's scores: the main reader's learned policy never decides for a
+    triple the rare-relation judge reads, which stops by its own (here the settled rule)."""
+    from agentkgv.agent.reading import Judge, RareRelations
+
+    class AlwaysOn:
+        def stop(self, p_true, evidence, searches, max_searches):
+            return False
+
+    rare = RareRelations(Judge(NamedReader("rare-reader", 0.0), CALIBRATION), {"P19": 40}, below=10)
+    agent = ReadingAgent(tiny_index, NamedReader("main-reader", 0.0), CALIBRATION, {}, ReadingConfig(max_searches=3), rare)
+    agent.main = Judge(agent.main.reader, CALIBRATION, AlwaysOn())
+    main, other = agent.verify([LabeledTriple("m", Triple("Ada Smith", "place of birth", "Leeds", predicate_id="P19")),
+                                LabeledTriple("r", Triple("Ada Smith", "native language", "Leeds"))])
+    assert main.search_calls == 3 and other.search_calls == 1

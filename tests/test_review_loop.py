@@ -143,26 +143,20 @@ def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_tripl
     assert (folder / "reader.safetensors").read_bytes() != (shipped_reader_dir() / "reader.safetensors").read_bytes()
     assert ((folder / "glosses.json").exists() == (shipped_reader_dir() / "glosses.json").exists())
     assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
+    # It learned the reviewed relation from the reviewed true facts too, under its id and every name of it.
+    learned_counts, shipped_counts = (json.loads((f / "relations.json").read_text()) for f in (folder, shipped_reader_dir()))
+    assert all(learned_counts[k] == shipped_counts[k] + sum(labels) for k in ("P19", "place of birth", "birth place"))
 
 
 def test_a_calibration_learned_from_a_routed_run_refits_on_the_main_readers_verdicts_only(tmp_path):
-    """In a run that sent rare relations to the gloss reader, those verdicts carry that reader's scores:
-    they do not refit the main reader's calibration, and reviews of nothing else are refused by name."""
-    from agentkgv.learning import judged_by_main, learn_from_review
+    """Verdicts the rare-relation reader judged carry that reader's scores: they do not refit the main
+    reader's calibration, and reviews of nothing else are refused by name."""
+    from agentkgv.learning import learn_from_review
     from agentkgv.paths import Workspace
 
-    verdicts = _verdicts(60)
-    for i, v in enumerate(verdicts):  # `p` is no relation the shipped reader learned: every triple is rare
-        if i % 2:
-            verdicts[i] = replace(v, triple=Triple(v.triple.subject, "place of birth", v.triple.object, predicate_id="P19"))
+    verdicts = [replace(v, rare_relation=i % 2 == 0) for i, v in enumerate(_verdicts(60))]
     log = tmp_path / "verdicts.jsonl"
     log.write_text("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
-    settings = tmp_path / "verdicts.jsonl.settings.json"
-    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 10}}))
-    assert [v.id for v in judged_by_main(log, verdicts)] == [v.id for v in verdicts[1::2]]
-    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 0}}))
-    assert len(judged_by_main(log, verdicts)) == 60
-    settings.write_text(json.dumps({"judge": "reader", "reading": {"rare_below": 10}}))
     ws = Workspace(cache=tmp_path / "cache")
     review = tmp_path / "review.csv"
     _review_csv(review, verdicts[0:40:2], [str(v.gold).lower() for v in verdicts[0:40:2]])
@@ -171,3 +165,6 @@ def test_a_calibration_learned_from_a_routed_run_refits_on_the_main_readers_verd
     _review_csv(review, verdicts[:40], [str(v.gold).lower() for v in verdicts[:40]])
     folder, learned = learn_from_review(ws, review, log, "mine")
     assert learned.reviews == 20 and (folder / "relations.json").exists()
+    # A log written before the flag existed reads as the main reader's.
+    old = {k: v for k, v in verdicts[0].to_json().items() if k != "rare_relation"}
+    assert Verdict.from_json(old).rare_relation is False

@@ -315,13 +315,13 @@ def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
          limit: Annotated[int, typer.Option(help="Triples per split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
 
-    Runs the AgentKGV agent (judging with the shipped evidence reader) on BM25, next to the lexical check it
+    Runs the AgentKGV agent (judging with the shipped evidence readers) on BM25, next to the lexical check it
     must beat.
     """
     ws = Workspace(data_dir, cache_dir)
     if not pipeline.ensure_benchmark(ws, HOOKS):  # a fresh build has shown its statistics already
         show_benchmark_stats(load_stats(ws.benchmark))
-    console.print("agentkgv judges with the shipped evidence reader (MiniLM cross-encoder trained on a 2-core CPU); "
+    console.print("agentkgv judges with the shipped evidence readers (MiniLM cross-encoders trained on a 2-core CPU); "
                   "--judge llm on eval/verify runs the LLM agent")
     result = pipeline.run_demo(ws, limit, HOOKS)
     show_eval(result.table)

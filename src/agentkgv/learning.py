@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
@@ -12,8 +11,9 @@ from statistics import fmean
 from agentkgv.agent.calibration import Calibration, Outcome
 from agentkgv.agent.base import Verdict
 from agentkgv.agent.reader import RELATIONS_FILE, ReaderCard, read_glosses, read_relations, reader_folder, save_relations
-from agentkgv.agent.reading import ReadingConfig, is_rare
+from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
@@ -49,7 +49,7 @@ def run_settings(log: Path) -> dict:
 
 def reading_of(settings: dict) -> ReadingConfig:
     return ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
-                                         if k not in ("weights", "stop_policy_weights")})
+                                         if k not in ("weights", "stop_policy_weights", "rare_stop_policy_weights")})
 
 
 def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
@@ -62,28 +62,21 @@ def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
     return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading_of(settings)
 
 
-def judged_by_main(log: Path, verdicts: list[Verdict]) -> list[Verdict]:
-    """The verdicts of `log`'s run that its main reader judged: a calibration refitted on logged evidence
-    must not mix in the rare-relation reader's scores. A log without run settings is taken as one reader's."""
-    if not log.with_name(log.name + ".settings.json").exists():
-        return verdicts
-    reading = reading_of(run_settings(log))
-    if not reading.rare_below:
-        return verdicts
-    counts = read_relations(reader_folder(reading.reader))
-    return [v for v in verdicts if not is_rare(counts, reading.rare_below, v.triple)]
+def judged_by_main(verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts the main reader judged: a calibration refitted on logged evidence must not mix in the
+    rare-relation reader's scores."""
+    return [v for v in verdicts if not v.rare_relation]
 
 
-def tune_reader(source: Path, pairs: list, run_dir: Path) -> Path:
+def tune_reader(ws: Workspace, source: Path, pairs: list, run_dir: Path) -> Path:
     """Continue the reader in `source` on `pairs` (train/learn.review_pairs); returns the tuned reader's
-    folder (weights, card, glosses; no calibration yet)."""
-    from agentkgv.train.reader import ReaderSettings, train_reader
+    folder (weights, card, glosses, relation counts with the reviewed facts added; no calibration yet)."""
+    from agentkgv.train.reader import ReaderSettings, relation_counts, train_reader
 
     settings = ReaderSettings(name=f"{ReaderCard.read(source).name}-reviewed", init_from=source, **TUNE_SETTINGS)
     train_reader(pairs, read_glosses(source), run_dir, settings)
-    if (source / RELATIONS_FILE).exists():  # it now learned the reviewed relations too
-        reviewed = Counter(p.triple.predicate_id or p.triple.predicate.lower() for p in pairs if p.label > 0.5)
-        save_relations(run_dir / "reader", dict(Counter(read_relations(source)) + reviewed))
+    if (source / RELATIONS_FILE).exists():  # a reader that routes rare relations keeps routing, now knowing these
+        save_relations(run_dir / "reader", relation_counts(pairs, load_predicates(ws.data), read_relations(source)))
     return run_dir / "reader"
 
 
@@ -99,7 +92,7 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     current = Calibration.read(source)
     if len(reviews) < TUNE_AT:
         # Only the main reader's verdicts refit its calibration; tuning (below) reads every reviewed triple again.
-        mine = {v.id for v in judged_by_main(verdicts_file, list(verdicts.values()))}
+        mine = {v.id for v in judged_by_main(list(verdicts.values()))}
         if not any(r.id in mine for r in reviews):
             raise DataError(review, f"every reviewed triple was judged by the rare-relation reader, whose "
                                     f"calibration this does not refit: review {TUNE_AT} or more to tune the reader")
@@ -109,7 +102,7 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     reviewed = reviewed_verdicts(verdicts, reviews, review)
     pairs = review_pairs(reviewed, [r.label for r in reviews])
     retriever, reading = run_reading(ws, verdicts_file, hooks)
-    tuned = tune_reader(source, pairs, target / "tuning")
+    tuned = tune_reader(ws, source, pairs, target / "tuning")
     items = [LabeledTriple(v.id, v.triple, r.label) for v, r in zip(reviewed, reviews)]
     evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again")
     calibration, learned = learn_calibration(verdicts, reviews, review, current, evidence, len(pairs))
@@ -123,7 +116,7 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
     """The review loop, k-fold, on one split of an eval run of the reader agent; with `tune`, also the
     reader's weights tuned on each fold's reviewed triples, and the fold read again by the tuned reader."""
     log = ws.runs / run_name / f"agentkgv.{split}.jsonl"
-    verdicts = judged_by_main(log, list(load_run(log).values()))
+    verdicts = judged_by_main(list(load_run(log).values()))
     if not verdicts:
         raise DataError(log, "no verdicts of the main reader here: run `agentkgv eval --method agentkgv --run-name` first")
     try:
@@ -138,7 +131,7 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
     for row, size in zip(rows, sizes):
         scores = []
         for k, (reviewed, scored) in enumerate(review_folds(verdicts, size, folds)):
-            folder = tune_reader(source, review_pairs(reviewed, [v.gold for v in reviewed]),
+            folder = tune_reader(ws, source, review_pairs(reviewed, [v.gold for v in reviewed]),
                                  ws.training / f"review-tune-{run_name}-{split}-{size}-{k}")
             items = [LabeledTriple(v.id, v.triple, v.gold) for v in reviewed + scored]
             evidence = read_evidence(ws, folder, items, retriever, reading, hooks, f"fold {k + 1}, {size} reviewed")

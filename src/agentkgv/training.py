@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from agentkgv.agent.reader import reader_fingerprint, save_relations
+from agentkgv.agent.reader import read_relations, reader_fingerprint, save_relations
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
@@ -142,7 +142,8 @@ def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threa
     predicates = load_predicates(ws.data)
     glosses = {} if settings.relation_glosses == "none" else gloss_table(predicates, settings.relation_glosses)
     record = train(pairs, glosses, run_dir, settings, threads)
-    save_relations(run_dir / "reader", relation_counts(settings.trained_pairs(pairs), predicates))
+    before = read_relations(settings.init_from) if settings.init_from else None
+    save_relations(run_dir / "reader", relation_counts(settings.trained_pairs(pairs), predicates, before))
     calibration = calibrate_reader(ws, run_dir / "reader", settings.held_out_share, settings.calibration_triples, hooks)
     return record | {"calibration": calibration.model_dump()}
 

@@ -101,6 +101,9 @@ class Verdict:
     undecided: bool = False
     # What the passages the reader read add up to, where the reader judged: a review can recalibrate on it.
     reading: Evidence | None = None
+    # Judged by the reader of relations the main reader rarely learned (agent/reading.RareRelations): `reading`
+    # holds that reader's scores, which its own calibration, not the main reader's, turns into P(true).
+    rare_relation: bool = False
 
     @property
     def correct(self) -> bool:

@@ -8,9 +8,11 @@ from agentkgv.agent.baselines import DirectLLM, SingleTurnRAG
 from agentkgv.agent.ircot import IRCoT
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.lexical import LexicalVerifier
-from agentkgv.agent.reader import CrossEncoderReader, reader_folder
-from agentkgv.agent.reading import ReadingAgent, rare_relations
+from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, read_relations, reader_fingerprint,
+                                   reader_folder)
+from agentkgv.agent.reading import Judge, RareRelations, ReadingAgent, ReadingConfig
 from agentkgv.agent.policy import Policy
+from agentkgv.agent.stopping import LearnedStop
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from agentkgv.llm.base import LLM, GenerationConfig
@@ -23,6 +25,20 @@ def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
     if config.summarizer == "extractive":
         return ExtractiveSummarizer()
     return LLMSummarizer(build_llm(config.summarizer_llm) if config.summarizer_llm else llm)
+
+
+def rare_relations(config: ReadingConfig) -> RareRelations | None:
+    """The judge of the relations `config`'s reader learned from fewer than `rare_below` facts, loaded; None
+    when that reader judges every relation."""
+    if not config.rare_below:
+        return None
+    folder = reader_folder(config.rare_reader, SHIPPED_GLOSS_READER)
+    stop = None
+    if config.rare_stop_policy is not None:
+        stop = LearnedStop.read(config.rare_stop_policy).check(config.rare_stop_policy, reader_fingerprint(folder),
+                                                                config.max_searches)
+    return RareRelations(Judge(CrossEncoderReader(folder), Calibration.read(folder), stop),
+                         read_relations(reader_folder(config.reader)), config.rare_below)
 
 
 def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[str, list[str]],

@@ -56,7 +56,8 @@ def claim_text(triple: Triple, gloss: str = "") -> str:
 def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
     """The triple's entry in a table keyed by predicate id and by lower-cased words (data/predicates.by_name):
     by id, else by its words, else `default`."""
-    return table.get(triple.predicate_id or "") or table.get(triple.predicate.lower(), default)
+    key = triple.predicate_id if triple.predicate_id in table else triple.predicate.lower()
+    return table.get(key, default)
 
 
 def gloss_of(glosses: dict[str, str], triple: Triple) -> str:

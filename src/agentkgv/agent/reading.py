@@ -19,7 +19,8 @@ description in every claim, which reads a relation by its meaning rather than it
 judge of relations neither reader saw and the worse one of relations the first learned well, FactBench's
 `birth place` against `death place` among them (BENCHMARKS.md, *Relation glosses*).
 
-Triples advance turn-synchronously, as in the LLM agent: one retrieval batch and one reader batch a turn.
+Triples advance turn-synchronously, as in the LLM agent: one retrieval batch a turn, and one batch for each
+reader that judges a triple of it.
 """
 
 from __future__ import annotations
@@ -32,15 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agentkgv.agent.actions import parse_action
 from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
-from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, Reader, by_predicate, read_relations,
-                                   reader_fingerprint, reader_folder, reader_view)
+from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, Reader, by_predicate, read_relations, reader_fingerprint,
+                                   reader_folder, reader_view)
 from agentkgv.agent.stopping import LearnedStop, SettledRule, StopPolicy
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.settings import Settings
@@ -60,13 +61,23 @@ class ReadingConfig(Settings):
     # Sources whose passages alone never decide a verdict, by prefix: a corpus (`poison:`), or a file or folder
     # of a document index as it was indexed (`index --distrust`). Their support sends a triple to review.
     distrust: tuple[str, ...] = ()
-    # A stop policy trained by `agentkgv train-search-policy`; None: stop once the triple is settled true.
+    # A stop policy trained by `agentkgv train-search-policy` on `reader`'s episodes; None: stop once the triple
+    # is settled true.
     stop_policy: Path | None = None
     # Relations `reader` learned from fewer than this many facts go to `rare_reader`; 0: `reader` judges all.
     # Chosen on pairs no reader trained on, where the gloss reader ranked relations of 10 or more facts worse.
     rare_below: int = Field(10, ge=0)
     # The judge of those relations, with its own calibration; None: the shipped reader trained with glosses.
     rare_reader: Path | None = None
+    # A stop policy trained on `rare_reader`'s episodes (`train-search-policy --reader`); None: the settled rule.
+    # A policy reads its own reader's scores, so each judge stops by its own.
+    rare_stop_policy: Path | None = None
+
+    @model_validator(mode="after")
+    def _routed(self) -> ReadingConfig:
+        if not self.rare_below and (self.rare_reader is not None or self.rare_stop_policy is not None):
+            raise ValueError("rare_reader and rare_stop_policy judge the relations under rare_below, which is 0")
+        return self
 
     def weights(self) -> str:
         """The content of the readers this config judges with, which a run log pins: the reader's, and when
@@ -87,10 +98,18 @@ class ReadingConfig(Settings):
 
 @dataclass(frozen=True)
 class Judge:
-    """A reader and the calibration fitted on its scores (None: reading only, to fit one)."""
+    """A reader, the calibration fitted on its scores (None: reading only, to fit one), and the stop policy
+    trained on them (None: the settled rule)."""
 
     reader: Reader
     calibration: Calibration | None
+    stop_policy: StopPolicy | None = None
+
+    def stops(self, evidence: Evidence, searches: int, max_searches: int) -> bool:
+        if self.calibration is None:
+            return False
+        policy = self.stop_policy or SettledRule(self.calibration.true_at)
+        return policy.stop(self.calibration.probability(evidence), evidence, searches, max_searches)
 
 
 @dataclass(frozen=True)
@@ -103,21 +122,7 @@ class RareRelations:
     below: int
 
     def takes(self, triple: Triple) -> bool:
-        return is_rare(self.counts, self.below, triple)
-
-
-def is_rare(counts: dict[str, int], below: int, triple: Triple) -> bool:
-    """Whether a reader that learned relations from `counts` facts leaves this triple to the rare-relation judge."""
-    return by_predicate(counts, triple, 0) < below
-
-
-def rare_relations(config: ReadingConfig) -> RareRelations | None:
-    """The rare-relation judge `config` names, loaded; None when the main reader judges every relation."""
-    if not config.rare_below:
-        return None
-    folder = reader_folder(config.rare_reader, SHIPPED_GLOSS_READER)
-    return RareRelations(Judge(CrossEncoderReader(folder), Calibration.read(folder)),
-                         read_relations(reader_folder(config.reader)), config.rare_below)
+        return by_predicate(self.counts, triple, 0) < self.below
 
 
 @dataclass
@@ -146,14 +151,13 @@ class ReadingAgent:
                  rare: RareRelations | None = None):
         """`calibration` None reads every triple to the full search budget and decides nothing: what the
         calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any."""
-        self.retriever, self.main, self.rare = retriever, Judge(reader, calibration), rare
-        self.paraphrases = paraphrases
         self.config = config or ReadingConfig()
-        # A learned policy was trained on the main reader's episodes; it decides for every triple.
-        self.learned_stop: StopPolicy | None = None
+        learned = None
         if calibration is not None and self.config.stop_policy is not None:
-            self.learned_stop = LearnedStop.read(self.config.stop_policy).check(
+            learned = LearnedStop.read(self.config.stop_policy).check(
                 self.config.stop_policy, reader_fingerprint(self.config.reader), self.config.max_searches)
+        self.retriever, self.main, self.rare = retriever, Judge(reader, calibration, learned), rare
+        self.paraphrases = paraphrases
 
     def start(self, item: LabeledTriple) -> Reading:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
@@ -161,13 +165,6 @@ class ReadingAgent:
         judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
         return Reading(item=item, judge=judge, queries=list(dict.fromkeys(queries))[:self.config.max_searches])
 
-    def _stops(self, reading: Reading) -> bool:
-        calibration = reading.judge.calibration
-        if calibration is None:
-            return False
-        policy = self.learned_stop or SettledRule(calibration.true_at)
-        evidence = reading.evidence
-        return policy.stop(calibration.probability(evidence), evidence, reading.searches, self.config.max_searches)
 
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
         readings = [self.start(item) for item in items]
@@ -205,7 +202,7 @@ class ReadingAgent:
             reading.turns[-1].reasoning = (f"best support so far {e.support:.2f} over {len(reading.read)} passages "
                                            f"(reader {reading.judge.reader.name}); "
                                            f"a passage names both: {'yes' if e.named_both else 'no'}")
-            reading.done = self._stops(reading) or not reading.queries
+            reading.done = reading.judge.stops(e, reading.searches, self.config.max_searches) or not reading.queries
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
@@ -238,4 +235,5 @@ class ReadingAgent:
                                                        else max(p_true, 1.0 - p_true), 4),
             evidence=[EvidenceRef.of(h.passage) for h in cited],
             search_calls=reading.searches, seconds=reading.seconds, trajectory=reading.turns,
-            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED, reading=reading.evidence)
+            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED, reading=reading.evidence,
+            rare_relation=reading.judge is not self.main)

@@ -113,6 +113,8 @@ class RunConfig(Settings):
             settings["reading"] = {**settings["reading"], "weights": self.reading.weights()}
             if self.reading.stop_policy is not None:
                 settings["reading"]["stop_policy_weights"] = policy_fingerprint(self.reading.stop_policy)
+            if self.reading.rare_stop_policy is not None:
+                settings["reading"]["rare_stop_policy_weights"] = policy_fingerprint(self.reading.rare_stop_policy)
         elif self.needs_llm:
             settings["llm"] = self.llm.identity() | ({"name": llm_name} if llm_name is not None else {})
         return settings

@@ -63,11 +63,15 @@ class ReaderSettings(Settings):
         return pairs[:self.max_pairs] if self.max_pairs else pairs
 
 
-def relation_counts(pairs: list[ReaderPair], predicates: dict[str, PredicateInfo]) -> dict[str, int]:
+def relation_counts(pairs: list[ReaderPair], predicates: dict[str, PredicateInfo],
+                    before: dict[str, int] | None = None) -> dict[str, int]:
     """The facts a reader learned each relation from (its positive pairs), keyed by id, label and alias
-    (data/predicates.by_name) so a graph that names a relation by words finds it too."""
-    counts = Counter(p.triple.predicate_id or p.triple.predicate.lower() for p in pairs if p.label > 0.5)
-    return by_name(predicates, dict(counts))
+    (data/predicates.by_name) so a graph that names a relation by words finds it too; added to `before`, the
+    counts of the reader it continued from."""
+    ids = by_name(predicates, {pid: pid for pid in predicates})  # a relation named by words counts for its id
+    counts = Counter(p.triple.predicate_id or ids.get(p.triple.predicate.lower(), p.triple.predicate.lower())
+                     for p in pairs if p.label > 0.5)
+    return dict(Counter(before or {}) + Counter(by_name(predicates, dict(counts))))
 
 
 def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path, settings: ReaderSettings,
