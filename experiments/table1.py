@@ -31,7 +31,7 @@ ROWS = (
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
     ("Lexical check", "lexical-full", "lexical", FULL),
     ("Reader agent (default: trained reader judges, rule stop)", "routed", "agentkgv", FULL),
-    ("Reader agent + GRPO stop policy", "routed-grpo", "agentkgv", FULL),
+    ("Reader agent + GRPO stop policies", "routed-grpo2", "agentkgv", FULL),
     ("One reader for every relation, rule stop", "reader-corpora", "agentkgv", FULL),
     ("One reader + GRPO stop policy", "reader-grpo", "agentkgv", FULL),
 )
