@@ -148,9 +148,9 @@ def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_tripl
     assert all(learned_counts[k] == shipped_counts[k] + sum(labels) for k in ("P19", "place of birth", "birth place"))
 
 
-def test_a_calibration_learned_from_a_routed_run_refits_on_the_main_readers_verdicts_only(tmp_path):
-    """Verdicts the rare-relation reader judged carry that reader's scores: they do not refit the main
-    reader's calibration, and reviews of nothing else are refused by name."""
+def test_each_reader_learns_from_the_reviewed_triples_it_judged(tmp_path):
+    """Verdicts the rare-relation reader judged carry that reader's scores: they refit its calibration
+    (`learn --rare`), not the main reader's, and a review of none of a reader's triples is refused by name."""
     from agentkgv.learning import learn_from_review
     from agentkgv.paths import Workspace
 
@@ -160,11 +160,13 @@ def test_a_calibration_learned_from_a_routed_run_refits_on_the_main_readers_verd
     ws = Workspace(cache=tmp_path / "cache")
     review = tmp_path / "review.csv"
     _review_csv(review, verdicts[0:40:2], [str(v.gold).lower() for v in verdicts[0:40:2]])
-    with pytest.raises(DataError, match="rare-relation reader"):
+    with pytest.raises(DataError, match="judged by the main reader: `learn --rare`"):
         learn_from_review(ws, review, log, "mine")
+    folder, learned = learn_from_review(ws, review, log, "rare", rare=True)
+    assert learned.reviews == 20 and (folder / "glosses.json").exists()  # the gloss reader, adapted
     _review_csv(review, verdicts[:40], [str(v.gold).lower() for v in verdicts[:40]])
     folder, learned = learn_from_review(ws, review, log, "mine")
-    assert learned.reviews == 20 and (folder / "relations.json").exists()
+    assert learned.reviews == 20 and (folder / "relations.json").exists() and not (folder / "glosses.json").exists()
     # A log written before the flag existed reads as the main reader's.
     old = {k: v for k, v in verdicts[0].to_json().items() if k != "rare_relation"}
     assert Verdict.from_json(old).rare_relation is False

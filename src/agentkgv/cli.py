@@ -18,7 +18,7 @@ from agentkgv import benchmarks, graphs, learning, pipeline
 from agentkgv.cli_options import (BENCH, BUILD, VERIFY, AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt,
                                   CacheOpt, DataOpt, EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ModelOpt,
                                   OnErrorMode, OnErrorOpt, OverlapOpt, RayOpt, ReaderOpt, RetrieverOpt, RunConfigOpt,
-                                  StopPolicyOpt, SummarizerOpt, WordsOpt, WorkersOpt, ray_options)
+                                  RareReaderOpt, StopPolicyOpt, SummarizerOpt, WordsOpt, WorkersOpt, ray_options)
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
 from agentkgv.data.errors import DataError
@@ -127,7 +127,7 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
                  adapter: AdapterOpt = None, summarizer: SummarizerOpt = None, judge: JudgeOpt = None,
-                 reader: ReaderOpt = None, stop_policy: StopPolicyOpt = None,
+                 reader: ReaderOpt = None, rare_reader: RareReaderOpt = None, stop_policy: StopPolicyOpt = None,
                  label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
                  batch_size: int = pipeline.BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
@@ -137,7 +137,8 @@ def eval_command(methods: Annotated[list[str], typer.Option("--method", help=Met
     or --adapter); the LLM baselines run the bare backbone."""
     run = RunConfig.load(config).with_options(backend=backend, model=model, adapter=adapter, summarizer=summarizer,
                                               retriever=retriever, embedding_model=embedding_model, cache=cache,
-                                              judge=judge, reader=reader, stop_policy=stop_policy)
+                                              judge=judge, reader=reader, rare_reader=rare_reader,
+                                              stop_policy=stop_policy)
     show_eval(pipeline.run_eval(Workspace(data_dir, cache_dir), run, methods, splits, limit, label, batch_size,
                                 run_name, not base_model, HOOKS))
 
@@ -158,7 +159,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None, judge: JudgeOpt = None, reader: ReaderOpt = None,
-           stop_policy: StopPolicyOpt = None,
+           rare_reader: RareReaderOpt = None, stop_policy: StopPolicyOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
                                                            "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
@@ -174,7 +175,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
                                               embedding_model=embedding_model, index=index, judge=judge, reader=reader,
-                                              stop_policy=stop_policy)
+                                              rare_reader=rare_reader, stop_policy=stop_policy)
     run = run if base_model else run.with_trained_adapter()
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
@@ -197,10 +198,11 @@ def check(subject: Annotated[str, typer.Argument(help="The subject's name.")],
           predicate: Annotated[str, typer.Argument(help="The relation, in words (\"place of birth\").")],
           obj: Annotated[str, typer.Argument(metavar="OBJECT", help="The object's name.")],
           index: IndexOpt = None, method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
-          judge: JudgeOpt = None, reader: ReaderOpt = None, stop_policy: StopPolicyOpt = None,
-          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+          judge: JudgeOpt = None, reader: ReaderOpt = None, rare_reader: RareReaderOpt = None,
+          stop_policy: StopPolicyOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Check one triple and show the evidence: verdict, P(true), and the passages it read and cited."""
-    run = RunConfig().with_options(method=method, index=index, judge=judge, reader=reader, stop_policy=stop_policy)
+    run = RunConfig().with_options(method=method, index=index, judge=judge, reader=reader, rare_reader=rare_reader,
+                                   stop_policy=stop_policy)
     verdict = pipeline.check_triple(Workspace(data_dir, cache_dir), run.with_trained_adapter(),
                                     Triple(subject, predicate, obj), HOOKS)
     show_check(verdict)
@@ -246,12 +248,15 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
 def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with reviewer_verdict filled in.")],
           verdicts: Annotated[Path, typer.Option(help="The verdicts JSONL the queue was made from.")],
           name: Annotated[str, typer.Option(help="Name of the adapted reader (under <cache>/readers).")],
-          reader: ReaderOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+          reader: ReaderOpt = None,
+          rare: Annotated[bool, typer.Option("--rare", help="Adapt the reader of rare relations, from the reviewed "
+                                                            "triples it judged (default: the main reader).")] = False,
+          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
-    on the reviewed triples, and from 50 of them on the reader itself is tuned on their passages (about a minute on
-    a CPU). Run it with --reader <the folder printed>."""
+    on the reviewed triples it judged, and from 50 of them on the reader itself is tuned on their passages (about
+    a minute on a CPU). Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
     folder, learned = learning.learn_from_review(Workspace(data_dir, cache_dir), review, verdicts, name, reader,
-                                                 HOOKS)
+                                                 HOOKS, rare)
     after, before = learned.calibration_after, learned.calibration_before
     print_table(f"Learned from {learned.reviews} reviewed triples ({learned.true_reviews} true) -> {folder}",
                 ["", "Before", "After"],
@@ -260,7 +265,7 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
                  ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
                  ["verdicts changed", "", str(learned.changed)],
                  ["reader tuned on passages", "", str(learned.tuned_pairs) if learned.tuned_pairs else "no"]])
-    console.print(f"use it: agentkgv verify ... --reader {folder}")
+    console.print(f"use it: agentkgv verify ... {'--rare-reader' if rare else '--reader'} {folder}")
 
 
 @app.command("index", rich_help_panel=VERIFY)

@@ -32,10 +32,14 @@ JudgeOpt = Annotated[Optional[str], typer.Option(
     "--judge", help="Who judges the agent's evidence: 'reader' (the trained evidence reader, default) or 'llm' "
                     "(the LLM agent of the paper, on the shipped adapter).")]
 ReaderOpt = Annotated[Optional[Path], typer.Option(
-    "--reader", help="Evidence reader folder written by `agentkgv train-reader` (default: the shipped one).")]
+    "--reader", help="The main evidence reader: a folder written by `agentkgv train-reader` (default: the shipped "
+                     "one). Relations it learned from fewer than rare_below facts go to --rare-reader.")]
+RareReaderOpt = Annotated[Optional[Path], typer.Option(
+    "--rare-reader", help="The reader of relations the main one rarely learned (default: the shipped gloss reader).")]
 StopPolicyOpt = Annotated[Optional[Path], typer.Option(
-    "--stop-policy", help="When the reader agent stops searching: a stop_policy.json of `agentkgv train-search-policy` "
-                          "(default: once the triple is settled true).")]
+    "--stop-policy", help="When the main reader's triples stop searching: a stop_policy.json of `agentkgv "
+                          "train-search-policy` (default: once the triple is settled true; the rare-relation "
+                          "reader's: rare_stop_policy in --config).")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
 RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]

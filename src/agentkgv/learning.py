@@ -10,7 +10,8 @@ from statistics import fmean
 
 from agentkgv.agent.calibration import Calibration, Outcome
 from agentkgv.agent.base import Verdict
-from agentkgv.agent.reader import RELATIONS_FILE, ReaderCard, read_glosses, read_relations, reader_folder, save_relations
+from agentkgv.agent.reader import (RELATIONS_FILE, SHIPPED_GLOSS_READER, SHIPPED_READER, ReaderCard, read_glosses,
+                                   read_relations, reader_folder, save_relations)
 from agentkgv.agent.reading import ReadingConfig
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import load_predicates
@@ -62,10 +63,10 @@ def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
     return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading_of(settings)
 
 
-def judged_by_main(verdicts: list[Verdict]) -> list[Verdict]:
-    """The verdicts the main reader judged: a calibration refitted on logged evidence must not mix in the
-    rare-relation reader's scores."""
-    return [v for v in verdicts if not v.rare_relation]
+def judged_by(verdicts: list[Verdict], rare: bool = False) -> list[Verdict]:
+    """The verdicts the main reader judged, or with `rare` the rare-relation reader: a calibration refitted on
+    logged evidence must not mix the two readers' scores."""
+    return [v for v in verdicts if v.rare_relation == rare]
 
 
 def tune_reader(ws: Workspace, source: Path, pairs: list, run_dir: Path) -> Path:
@@ -81,22 +82,24 @@ def tune_reader(ws: Workspace, source: Path, pairs: list, run_dir: Path) -> Path
 
 
 def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: str, reader: Path | None = None,
-                      hooks: Hooks = SILENT) -> tuple[Path, Learned]:
-    """Adapt `reader` (default the shipped one) to the reviewed triples of `review`, whose verdicts are in
-    `verdicts_file`: its calibration refitted, and from `TUNE_AT` reviews on its weights tuned on the
-    reviewed passages first. The adapted reader goes to <cache>/readers/<name>."""
+                      hooks: Hooks = SILENT, rare: bool = False) -> tuple[Path, Learned]:
+    """Adapt `reader` (default the shipped one; with `rare`, the shipped reader of rare relations) to the
+    reviewed triples of `review` it judged, whose verdicts are in `verdicts_file`: its calibration refitted,
+    and from `TUNE_AT` reviews on its weights tuned on the reviewed passages first. The adapted reader goes to
+    <cache>/readers/<name>."""
     verdicts = load_run(verdicts_file)
     if not verdicts:
         raise DataError(verdicts_file, "no verdicts in this file")
-    source, reviews, target = reader_folder(reader), read_reviews(review), learned_reader_dir(ws, name)
+    source = reader_folder(reader, SHIPPED_GLOSS_READER if rare else SHIPPED_READER)
+    reviews, target = read_reviews(review), learned_reader_dir(ws, name)
+    reviewed_verdicts(verdicts, reviews, review)  # a review of a triple the verdicts lack is named first
+    mine = {v.id for v in judged_by(list(verdicts.values()), rare)}
+    if not any(r.id in mine for r in reviews):
+        which, other = ("rare-relation", "`learn` without --rare") if rare else ("main", "`learn --rare`")
+        raise DataError(review, f"no reviewed triple was judged by the {which} reader: {other} adapts the one that did")
+    reviews = [r for r in reviews if r.id in mine]  # each reader learns from the triples it judged
     current = Calibration.read(source)
     if len(reviews) < TUNE_AT:
-        # Only the main reader's verdicts refit its calibration; tuning (below) reads every reviewed triple again.
-        mine = {v.id for v in judged_by_main(list(verdicts.values()))}
-        if not any(r.id in mine for r in reviews):
-            raise DataError(review, f"every reviewed triple was judged by the rare-relation reader, whose "
-                                    f"calibration this does not refit: review {TUNE_AT} or more to tune the reader")
-        reviews = [r for r in reviews if r.id in mine]
         calibration, learned = learn_calibration(verdicts, reviews, review, current)
         return save_learned(source, target, calibration, learned), learned
     reviewed = reviewed_verdicts(verdicts, reviews, review)
@@ -116,7 +119,7 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
     """The review loop, k-fold, on one split of an eval run of the reader agent; with `tune`, also the
     reader's weights tuned on each fold's reviewed triples, and the fold read again by the tuned reader."""
     log = ws.runs / run_name / f"agentkgv.{split}.jsonl"
-    verdicts = judged_by_main(list(load_run(log).values()))
+    verdicts = judged_by(list(load_run(log).values()))
     if not verdicts:
         raise DataError(log, "no verdicts of the main reader here: run `agentkgv eval --method agentkgv --run-name` first")
     try:
