@@ -8,8 +8,7 @@ from agentkgv.agent.baselines import DirectLLM, SingleTurnRAG
 from agentkgv.agent.ircot import IRCoT
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.lexical import LexicalVerifier
-from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, read_relations, reader_fingerprint,
-                                   reader_folder)
+from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint, reader_folder
 from agentkgv.agent.reading import Judge, RareRelations, ReadingAgent, ReadingConfig
 from agentkgv.agent.policy import Policy
 from agentkgv.agent.stopping import LearnedStop
@@ -32,7 +31,7 @@ def rare_relations(config: ReadingConfig) -> RareRelations | None:
     when that reader judges every relation."""
     if not config.rare_below:
         return None
-    folder = reader_folder(config.rare_reader, SHIPPED_GLOSS_READER)
+    folder = config.rare_folder()
     stop = None
     if config.rare_stop_policy is not None:
         stop = LearnedStop.read(config.rare_stop_policy).check(config.rare_stop_policy, reader_fingerprint(folder),

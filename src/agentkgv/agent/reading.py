@@ -85,9 +85,12 @@ class ReadingConfig(Settings):
         main = reader_fingerprint(self.reader)
         if not self.rare_below:
             return main
-        rare = reader_fingerprint(reader_folder(self.rare_reader, SHIPPED_GLOSS_READER))
+        rare = reader_fingerprint(self.rare_folder())
         counts = json.dumps(read_relations(reader_folder(self.reader)), sort_keys=True)
         return hashlib.sha256(f"{main} {rare} {counts}".encode()).hexdigest()[:16]
+
+    def rare_folder(self) -> Path:
+        return reader_folder(self.rare_reader, SHIPPED_GLOSS_READER)
 
     def distrusts(self, source: str) -> bool:
         """A corpus prefix (`poison:`) matches by prefix; a path matches itself and what lies below it."""
