@@ -1,9 +1,10 @@
-"""The search penalty swept (BENCHMARKS.md, *The search policy*): stage 1 + GRPO trained at several alpha on the
-cached episodes of a `train-search-policy` run, each scored on the run's held-out fifth (never trained on). Then
+"""The search penalty swept (BENCHMARKS.md, *The search policy*): stage 1 + GRPO trained at several alpha, with
+advantages divided by the group's std (GRPO as published) and centered only (the default), on the cached
+episodes of a `train-search-policy` run, each scored on the run's held-out fifth (never trained on). Then
 what any stop policy could save: the settled rule with a floor (stop also once P(true) falls below it), on
 every episode, the floor 0 being the rule itself and 1 one search always.
 
-python experiments/search_policy_alpha.py [--run search-policy] [--reader FOLDER] [--alpha 0 0.005 0.01 0.02 0.05]
+python experiments/search_policy_alpha.py [--run search-policy] [--reader FOLDER] [--alpha 0 0.01 0.02 0.03 0.035 0.04 0.05]
                                           [--floor 0 0.05 0.1 0.2 0.5 1]
 """
 
@@ -25,16 +26,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="search-policy")
     parser.add_argument("--reader", type=Path, default=None, help="the reader the episodes were read with")
-    parser.add_argument("--alpha", type=float, nargs="*", default=[0.0, 0.005, 0.01, 0.02, 0.05])
+    parser.add_argument("--alpha", type=float, nargs="*", default=[0.0, 0.01, 0.02, 0.03, 0.035, 0.04, 0.05])
     parser.add_argument("--floor", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.5, 1.0])
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
     episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"])
                 for _, r in read_jsonl(Path(".cache/train") / args.run / "episodes.jsonl")]
-    for alpha in args.alpha:
-        with tempfile.TemporaryDirectory() as folder:
-            record = train_search_policy(episodes, calibration, Path(folder), SearchPolicySettings(alpha=alpha))
-        print(f"alpha {alpha}:", json.dumps(record["held_out"]))
+    for scale in (True, False):
+        for alpha in args.alpha:
+            with tempfile.TemporaryDirectory() as folder:
+                record = train_search_policy(episodes, calibration, Path(folder),
+                                             SearchPolicySettings(alpha=alpha, scale_rewards=scale))
+            print(f"alpha {alpha}, {'scaled' if scale else 'centered'}:", json.dumps(record["held_out"]["stage 1 + GRPO"]))
+    print("settled rule:", json.dumps(record["held_out"]["settled rule"]))
     for floor in args.floor:
         verdicts, searches = [], 0
         for episode in episodes:

@@ -59,6 +59,16 @@ def test_group_advantages_standardize_within_each_group():
     assert last.argmax().item() == 3 and last.argmin().item() == 1
 
 
+def test_unscaled_advantages_keep_the_search_penalty_at_its_size():
+    """Right verdicts that differ only by one search: scaled, that gap is as loud as a right against a wrong
+    verdict; centered only, it stays alpha-sized."""
+    penalty_only = torch.tensor([1.0, 0.95, 1.0, 0.95])
+    verdicts = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    assert group_advantages(penalty_only, 4).tolist() == pytest.approx(group_advantages(verdicts, 4).tolist(), rel=1e-2)
+    assert group_advantages(penalty_only, 4, scale=False).tolist() == pytest.approx([0.025, -0.025, 0.025, -0.025], abs=1e-6)
+    assert group_advantages(verdicts, 4, scale=False).tolist() == pytest.approx([0.5, -0.5, 0.5, -0.5])
+
+
 def test_prompt_and_padding_tokens_get_no_gradient():
     torch.manual_seed(0)
     logits = torch.randn(2, 5, 11, requires_grad=True)

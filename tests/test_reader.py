@@ -471,7 +471,7 @@ def test_each_judge_stops_by_its_own_policy(tiny_index):
     from agentkgv.agent.reading import Judge, RareRelations
 
     class AlwaysOn:
-        def stop(self, p_true, evidence, searches, max_searches):
+        def stop(self, state):
             return False
 
     rare = RareRelations(Judge(NamedReader("rare-reader", 0.0), CALIBRATION), {"P19": 40}, below=10)

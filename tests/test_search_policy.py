@@ -10,15 +10,15 @@ import torch
 from agentkgv.agent.calibration import Calibration, Evidence
 from agentkgv.agent.reader import reader_fingerprint
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-from agentkgv.agent.stopping import FEATURES, LearnedStop, SettledRule
+from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
 from agentkgv.train.grpo_math import group_advantages, grpo_loss
 from agentkgv.train.search_policy import (Episode, SearchPolicySettings, decision_logps, evaluate, rollout,
                                           train_search_policy)
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
-ALWAYS_STOP = np.array([30.0, 0, 0, 0, 0, 0])
-NEVER_STOP = np.array([-30.0, 0, 0, 0, 0, 0])
+ALWAYS_STOP = np.array([30.0, 0, 0, 0, 0, 0, 0])
+NEVER_STOP = np.array([-30.0, 0, 0, 0, 0, 0, 0])
 
 
 def _episodes(count: int = 200) -> list[Episode]:
@@ -44,7 +44,7 @@ def test_only_the_policys_own_decisions_carry_the_loss():
     episodes = [Episode((Evidence(-3.0),) * 3, False, 3), Episode((Evidence(3.0),) * 3, True, 3)]
     rolled = rollout(np.zeros(len(FEATURES)), episodes, CALIBRATION, 4, alpha=0.05, rng=np.random.default_rng(1))
     assert (rolled.mask.sum(dim=1) == torch.tensor([min(s, 2) for s in rolled.searches], dtype=rolled.mask.dtype)).all()
-    weights = torch.tensor([0.3, 0.1, -0.2, 0.4, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
+    weights = torch.tensor([0.3, 0.1, 0.2, -0.2, 0.4, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
     advantages = group_advantages(rolled.rewards, 4)
 
     def loss(r):
@@ -66,6 +66,22 @@ def test_grpo_cuts_wasted_searches_without_losing_verdicts(tmp_path):
     learned = LearnedStop.read(tmp_path / "stop_policy.json")
     assert evaluate(learned, episodes, CALIBRATION) == pytest.approx(grpo, abs=0.05)
     assert (tmp_path / "grpo_search.png").exists()
+
+
+def test_grpo_searches_again_only_where_a_second_search_can_settle_the_triple(tmp_path):
+    """Three kinds of triple: found at once (settled), nothing anywhere (false, P(true) low), and weak support
+    at first that the second search settles. The best policy stops the first two after one search and reads
+    on for the third: not monotone in P(true) or the support, so it takes the settled flag beside them
+    (without that feature this policy keeps every search the rule makes)."""
+    found, nothing, weak = Evidence(3.0), Evidence(-3.0), Evidence(0.5)
+    kinds = [Episode((found,) * 3, True, 3), Episode((nothing,) * 3, False, 3), Episode((nothing,) * 3, False, 3),
+             Episode((weak, found, found), True, 3)]
+    episodes = kinds * 60
+    settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1)
+    record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
+    rule, grpo = record["held_out"]["settled rule"], record["held_out"]["stage 1 + GRPO"]
+    assert rule["searches"] > 2.0 and rule["macro_f1"] == 1.0
+    assert grpo["macro_f1"] == 1.0 and grpo["searches"] <= 0.6 * rule["searches"]
 
 
 def test_a_resumed_run_continues_from_its_checkpoint(tmp_path):
@@ -90,7 +106,8 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     learned = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path)).verify([item("Paris")])[0]
     ruled = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Paris")])[0]
     assert learned.search_calls == 1 and ruled.search_calls == 3 and learned.verdict is ruled.verdict is False
-    assert SettledRule(0.8).stop(0.9, Evidence(), 1, 3) and not SettledRule(0.8).stop(0.5, Evidence(), 1, 3)
+    settled, unsettled = (SearchState.of(CALIBRATION, Evidence(support), 1, 3) for support in (2.0, 0.0))
+    assert SettledRule().stop(settled) and not SettledRule().stop(unsettled)
     # A policy trained for another reader or budget is refused: its inputs would mean other things.
     LearnedStop(tuple(ALWAYS_STOP), "another-reader", 3).save(path, {})
     with pytest.raises(DataError, match="trained for reader another-reader"):

@@ -42,7 +42,7 @@ from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, Reader, by_predicate, read_relations, reader_fingerprint,
                                    reader_folder, reader_view)
-from agentkgv.agent.stopping import LearnedStop, SettledRule, StopPolicy
+from agentkgv.agent.stopping import LearnedStop, SearchState, SettledRule, StopPolicy
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
@@ -111,8 +111,7 @@ class Judge:
     def stops(self, evidence: Evidence, searches: int, max_searches: int) -> bool:
         if self.calibration is None:
             return False
-        policy = self.stop_policy or SettledRule(self.calibration.true_at)
-        return policy.stop(self.calibration.probability(evidence), evidence, searches, max_searches)
+        return (self.stop_policy or SettledRule()).stop(SearchState.of(self.calibration, evidence, searches, max_searches))
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,13 @@
 Two policies behind one interface, chosen by `ReadingConfig.stop_policy`:
 - `SettledRule` (the default): stop once the evidence makes the triple true, since more passages could
   only raise P(true); otherwise search until the budget is spent.
-- `LearnedStop`: a logistic policy over the state after a search (P(true), the evidence features, the
-  searches made), trained in two stages by `agentkgv train-search-policy` (train/search_policy.py): cloned
+- `LearnedStop`: a logistic policy over the state after a search (P(true), whether it settles the triple
+  true, the evidence features, the searches made), trained in two stages by `agentkgv train-search-policy` (train/search_policy.py): cloned
   from the rule's successful trajectories, then trajectory-level GRPO with the paper's reward, correct
   verdicts minus a penalty per search after the first. It learns where a further search rarely changes
-  the verdict, and stops there.
+  the verdict, and stops there. The settled flag is the rule's own decision, which P(true) alone cannot
+  give a logistic policy: with both it can stop at either end (settled true, or so little support that
+  no rewrite is likely to find more) and search again only in between.
 """
 
 from __future__ import annotations
@@ -21,32 +23,47 @@ from typing import Protocol
 
 import numpy as np
 
-from agentkgv.agent.calibration import NO_SUPPORT, Evidence
+from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence
 from agentkgv.data.errors import DataError
 
-FEATURES = ("bias", "p_true", "named_both", "support", "named_support", "searches")
+FEATURES = ("bias", "p_true", "settled", "named_both", "support", "named_support", "searches")
 
 
-def state_features(p_true: float, evidence: Evidence, searches: int, max_searches: int) -> np.ndarray:
-    """The state a stop decision sees, scaled to about [-1, 1]."""
-    clip = lambda logit: max(logit, NO_SUPPORT) / -NO_SUPPORT  # noqa: E731
-    return np.array([1.0, p_true, float(evidence.named_both), clip(evidence.support), clip(evidence.named_support),
-                     searches / max_searches], dtype=np.float64)
+@dataclass(frozen=True, slots=True)
+class SearchState:
+    """What a stop decision sees after a search."""
+
+    p_true: float
+    settled: bool  # P(true) reaches the calibration's `true_at`: the triple would be said true now
+    evidence: Evidence
+    searches: int
+    max_searches: int
+
+    def features(self) -> np.ndarray:
+        """`FEATURES`, scaled to about [-1, 1]."""
+        clip = lambda logit: max(logit, NO_SUPPORT) / -NO_SUPPORT  # noqa: E731
+        return np.array([1.0, self.p_true, float(self.settled), float(self.evidence.named_both),
+                         clip(self.evidence.support), clip(self.evidence.named_support),
+                         self.searches / self.max_searches], dtype=np.float64)
+
+    @staticmethod
+    def of(calibration: Calibration, evidence: Evidence, searches: int, max_searches: int) -> SearchState:
+        p_true = calibration.probability(evidence)
+        return SearchState(p_true, p_true >= calibration.true_at, evidence, searches, max_searches)
 
 
 class StopPolicy(Protocol):
     name: str
 
-    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool: ...
+    def stop(self, state: SearchState) -> bool: ...
 
 
 @dataclass(frozen=True)
 class SettledRule:
-    true_at: float
     name: str = "settled"
 
-    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool:
-        return p_true >= self.true_at
+    def stop(self, state: SearchState) -> bool:
+        return state.settled
 
 
 @dataclass(frozen=True)
@@ -57,12 +74,12 @@ class LearnedStop:
     budget: int = 0
     name: str = "learned"
 
-    def probability(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> float:
-        z = float(np.dot(self.weights, state_features(p_true, evidence, searches, max_searches)))
+    def probability(self, state: SearchState) -> float:
+        z = float(np.dot(self.weights, state.features()))
         return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
-    def stop(self, p_true: float, evidence: Evidence, searches: int, max_searches: int) -> bool:
-        return self.probability(p_true, evidence, searches, max_searches) >= 0.5
+    def stop(self, state: SearchState) -> bool:
+        return self.probability(state) >= 0.5
 
     def save(self, path: Path, trained: dict) -> None:
         path.write_text(json.dumps({"features": list(FEATURES), "weights": list(self.weights), "reader": self.reader,

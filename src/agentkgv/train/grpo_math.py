@@ -31,14 +31,19 @@ def reward(verdict: bool | None, gold: bool, searches: int, alpha: float) -> flo
     return correct - alpha * max(0, searches - 1)
 
 
-def group_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
-    """(R_i - mean) / std within each group of `group_size` consecutive rewards (one triple's trajectories).
+def group_advantages(rewards: torch.Tensor, group_size: int, scale: bool = True) -> torch.Tensor:
+    """(R_i - mean) / std within each group of `group_size` consecutive rewards (one triple's trajectories);
+    without `scale`, R_i - mean (TRL's `scale_rewards=False`, after Dr. GRPO).
 
     A group whose rewards are all equal teaches nothing about which trajectory was better: its advantages
     are 0 (the numerator is exactly 0), and a group of one, whose std is undefined, gets 0 too, not NaN.
+    Dividing by the std makes a group whose trajectories differ only by the search penalty as loud as one
+    where they differ in the verdict, whatever alpha is; without it the penalty weighs what alpha says.
     """
     grouped = rewards.view(-1, group_size)
     centered = grouped - grouped.mean(dim=1, keepdim=True)
+    if not scale:
+        return centered.reshape(-1)
     scaled = centered / (nanstd(grouped, dim=1, keepdim=True) + STD_EPSILON)
     return torch.nan_to_num(scaled, nan=0.0).view(-1)
 
