@@ -115,3 +115,15 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     path.write_text('{"features": ["bias"], "weights": [1.0]}')
     with pytest.raises(DataError, match="weights"):
         LearnedStop.read(path)
+
+
+def test_the_shipped_stop_policies_fit_the_shipped_readers():
+    """configs/eval_stop_policies.toml names the policies shipped beside the readers: each must have been
+    trained on its own reader's scores, with the agent's search budget."""
+    from pathlib import Path
+
+    from agentkgv.agent.run_config import RunConfig
+
+    config = RunConfig.load(Path(__file__).parents[1] / "configs" / "eval_stop_policies.toml").reading
+    for policy, reader in ((config.stop_policy, None), (config.rare_stop_policy, config.rare_folder())):
+        LearnedStop.read(policy).check(policy, reader_fingerprint(reader), config.max_searches)
