@@ -19,6 +19,7 @@ from pathlib import Path
 def main() -> None:
     from agentkgv.agent.calibration import Calibration, Evidence
     from agentkgv.agent.reader import reader_folder
+    from agentkgv.agent.stopping import SearchState
     from agentkgv.data.jsonl import read_jsonl
     from agentkgv.eval.metrics import score
     from agentkgv.train.search_policy import Episode, SearchPolicySettings, train_search_policy
@@ -26,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="search-policy")
     parser.add_argument("--reader", type=Path, default=None, help="the reader the episodes were read with")
-    parser.add_argument("--alpha", type=float, nargs="*", default=[0.0, 0.01, 0.02, 0.03, 0.035, 0.04, 0.05])
+    parser.add_argument("--alpha", type=float, nargs="+", default=[0.0, 0.01, 0.02, 0.03, 0.035, 0.04, 0.05])
     parser.add_argument("--floor", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.5, 1.0])
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
@@ -43,10 +44,10 @@ def main() -> None:
         verdicts, searches = [], 0
         for episode in episodes:
             for made, evidence in enumerate(episode.history, 1):
-                p_true = calibration.probability(evidence)
-                if p_true >= calibration.true_at or p_true < floor:
+                state = SearchState.of(calibration, evidence, made, episode.budget)
+                if state.settled or state.p_true < floor:
                     break
-            verdicts.append(p_true >= calibration.true_at)
+            verdicts.append(state.settled)
             searches += made
         f1 = score([e.gold for e in episodes], verdicts).macro_f1
         print(f"settled rule, floor {floor}: macro-F1 {f1:.4f}, {searches / len(episodes):.2f} searches "

@@ -93,7 +93,13 @@ class LearnedStop:
             raise DataError(path, "no stop policy here: `agentkgv train-search-policy` writes one") from None
         except json.JSONDecodeError as error:
             raise DataError(path, f"not JSON: {error.msg}", error.lineno) from None
-        if not isinstance(record, dict) or record.get("features") != list(FEATURES) or len(record.get("weights", ())) != len(FEATURES):
+        if not isinstance(record, dict):
+            raise DataError(path, "expected an object of features and weights")
+        if record.get("features") != list(FEATURES):
+            raise DataError(path, f"a policy over the features {', '.join(map(str, record.get('features') or ['?']))}, "
+                                  f"not {', '.join(FEATURES)}: retrain it with `agentkgv train-search-policy` "
+                                  "(seconds once its episodes are cached)", field="features")
+        if len(record.get("weights", ())) != len(FEATURES):
             raise DataError(path, f"expected weights for the features {', '.join(FEATURES)}", field="weights")
         return LearnedStop(tuple(float(w) for w in record["weights"]), str(record.get("reader", "")),
                            int(record.get("budget", 0)))

@@ -43,7 +43,7 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: bool = True)
     grouped = rewards.view(-1, group_size)
     centered = grouped - grouped.mean(dim=1, keepdim=True)
     if not scale:
-        return centered.reshape(-1)
+        return centered.view(-1)
     scaled = centered / (nanstd(grouped, dim=1, keepdim=True) + STD_EPSILON)
     return torch.nan_to_num(scaled, nan=0.0).view(-1)
 

@@ -9,8 +9,8 @@ environment's, as retrieved tokens are in the LLM's GRPO.
 
 Why this policy and not the 135M LLM: on 2 cores one GRPO step of SmolLM2 (8 rollouts of up to 3 turns)
 takes minutes, so the 100+ steps that move a policy would take many hours; and the reading agent's only
-search decision is when to stop, which a logistic policy over the same state (P(true), the evidence, the
-searches made) takes with the same objective. Its rollouts replay cached evidence: every triple is read
+search decision is when to stop, which a logistic policy over the same state (P(true), whether it settles
+the triple, the evidence, the searches made) takes with the same objective. Its rollouts replay cached evidence: every triple is read
 once to the full budget (the evidence after each search kept), and a rollout that stops after search t
 gets the calibration's verdict on the evidence after t searches, exactly what the agent would have said.
 """
