@@ -33,7 +33,6 @@ ROWS = (
     ("Reader agent (default: trained reader judges, rule stop)", "routed", "agentkgv", FULL),
     ("Reader agent + GRPO stop policies", "routed-grpo3", "agentkgv", FULL),
     ("One reader for every relation, rule stop", "reader-corpora", "agentkgv", FULL),
-    ("One reader + its first GRPO stop policy (std-scaled, no settled flag)", "reader-grpo", "agentkgv", FULL),
 )
 HEADER = ["Method", "Triples / split", "long-tail P-F1 / N-F1 / Macro (95% CI)", "unseen", "FactBench-docs",
           "Searches / triple", "Tokens / triple", "s / triple"]

@@ -1,6 +1,7 @@
 """When the reading agent stops searching: the one decision its search policy takes after each search.
 
-Two policies behind one interface, chosen by `ReadingConfig.stop_policy`:
+Two policies behind one interface, chosen for each reader by `ReadingConfig.stop_policy` (the main reader's)
+and `rare_stop_policy` (the reader of rare relations):
 - `SettledRule` (the default): stop once the evidence makes the triple true, since more passages could
   only raise P(true); otherwise search until the budget is spent.
 - `LearnedStop`: a logistic policy over the state after a search (P(true), whether it settles the triple
