@@ -10,9 +10,10 @@ environment's, as retrieved tokens are in the LLM's GRPO.
 Why this policy and not the 135M LLM: on 2 cores one GRPO step of SmolLM2 (8 rollouts of up to 3 turns)
 takes minutes, so the 100+ steps that move a policy would take many hours; and the reading agent's only
 search decision is when to stop, which a logistic policy over the same state (P(true), whether it settles
-the triple, the evidence, the searches made) takes with the same objective. Its rollouts replay cached evidence: every triple is read
-once to the full budget (the evidence after each search kept), and a rollout that stops after search t
-gets the calibration's verdict on the evidence after t searches, exactly what the agent would have said.
+the triple, the evidence, the searches made) takes with the same objective. Its rollouts replay cached
+evidence: every triple is read once to the full budget (the evidence after each search kept), and a rollout
+that stops after search t gets the calibration's verdict on the evidence after t searches, exactly what the
+agent would have said.
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ def train_search_policy(episodes: list[Episode], calibration: Calibration, run_d
     cut = len(order) * 4 // 5
     train, held_out = order[:cut], order[cut:]
     checkpoint = run_dir / CHECKPOINT
-    pinned = {"episodes": len(episodes), "reader": reader, "calibration": calibration.model_dump(), "features": FEATURES,
+    pinned = {"episodes": len(episodes), "reader": reader, "calibration": calibration.model_dump(),
+              "features": FEATURES,
               "settings": settings.model_dump(exclude={"steps", "save_steps"})}
     if checkpoint.exists() and torch.load(checkpoint, weights_only=False).get("pinned") != pinned:
         checkpoint.rename(run_dir / f"{CHECKPOINT}.stale")
