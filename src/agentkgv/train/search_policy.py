@@ -180,8 +180,7 @@ def train_search_policy(episodes: list[Episode], calibration: Calibration, run_d
     train, held_out = order[:cut], order[cut:]
     checkpoint = run_dir / CHECKPOINT
     pinned = {"episodes": len(episodes), "reader": reader, "calibration": calibration.model_dump(),
-              "features": FEATURES,
-              "settings": settings.model_dump(exclude={"steps", "save_steps"})}
+              "features": FEATURES, "settings": settings.model_dump(exclude={"steps", "save_steps"})}
     if checkpoint.exists() and torch.load(checkpoint, weights_only=False).get("pinned") != pinned:
         checkpoint.rename(run_dir / f"{CHECKPOINT}.stale")
     if checkpoint.exists():
