@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence
+from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.data.errors import DataError
 
 FEATURES = ("bias", "p_true", "settled", "named_both", "support", "named_support", "searches")
@@ -50,7 +50,7 @@ class SearchState:
     @staticmethod
     def of(calibration: Calibration, evidence: Evidence, searches: int, max_searches: int) -> SearchState:
         p_true = calibration.probability(evidence)
-        return SearchState(p_true, p_true >= calibration.true_at, evidence, searches, max_searches)
+        return SearchState(p_true, calibration.outcome(p_true) is Outcome.TRUE, evidence, searches, max_searches)
 
 
 class StopPolicy(Protocol):
