@@ -13,7 +13,7 @@ from agentkgv.agent.reader import CrossEncoderReader, reader_view, shipped_reade
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.data.benchmark import load_split, triple_key
 from agentkgv.data.records import LabeledTriple, Passage, Triple
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import folded_words, label_key
 from agentkgv.eval.html_report import review_queue, write_review_csv
 from agentkgv.eval.metrics import expected_calibration_error
 from agentkgv.paths import data_dir
@@ -241,6 +241,30 @@ def test_corpus_pairs_read_the_relation_and_leave_out_unseen_relations():
               for d in iter_redocred(data) for r in d.relations}
     negatives = [p.triple for p in by_kind["co_mention"] + by_kind["relation_swap"] if p.source == "redocred"]
     assert not any((t.subject, t.predicate, t.object) in stated for t in negatives)
+
+
+def test_tekgen_pairs_hold_out_whole_relations_and_state_no_negative():
+    import random
+
+    from agentkgv.data.predicates import load_predicates
+    from agentkgv.data.tekgen import iter_tekgen_facts
+    from agentkgv.train.reader_corpora import tekgen_held_out_pairs, tekgen_pairs
+
+    data = data_dir()
+    labels = {pid: info.label for pid, info in load_predicates(data).items()}
+    excluded = {"P136", "P577"}  # TekGen's two most frequent relations
+    trained = tekgen_pairs(data, labels, excluded, random.Random(0), per_relation=10, swap_share=1.0, held_out_share=0.3)
+    held = tekgen_held_out_pairs(data, labels, excluded, random.Random(0), per_relation=10, swap_share=1.0,
+                                 held_out_share=0.3)
+    relations = [{p.triple.predicate_id for p in pairs if p.kind == "evidence"} for pairs in (trained, held)]
+    assert relations[0] and relations[1] and not relations[0] & relations[1]
+    assert not any(p.triple.predicate_id in excluded for p in trained + held)
+    assert {p.kind for p in trained} == {"evidence", "relation_swap", "co_mention"}
+    stated = {(label_key(f.triple.subject), f.triple.predicate_id, label_key(f.triple.object))
+              for f in iter_tekgen_facts(data)}
+    for p in trained + held:
+        said = (label_key(p.triple.subject), p.triple.predicate_id, label_key(p.triple.object)) in stated
+        assert said == (p.label == 1.0), p
 
 
 def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):

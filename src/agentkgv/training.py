@@ -66,12 +66,12 @@ def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: st
 
 
 def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) -> list:
-    """The reader's training pairs (the training split less its held-out subjects, then Re-DocRED and FewRel),
+    """The reader's training pairs (the training split less its held-out subjects, then the corpora),
     built once into `run_dir` and rebuilt when the settings that shape them change."""
     import random
 
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs
+    from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs, tekgen_pairs
     from agentkgv.train.reader_data import (INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out,
                                            held_out_name)
 
@@ -99,6 +99,9 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
     corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share,
                               compatible_swap_share=settings.compatible_swap_share)
                + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation, settings.corpus_swap_share))
+    if settings.tekgen_per_relation:
+        corpora += tekgen_pairs(ws.data, labels, excluded, rng, settings.tekgen_per_relation, settings.corpus_swap_share,
+                                settings.held_out_share)
     # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
     # (by any of its names, in either order) is dropped, as is one about a held-out subject.
     tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS

@@ -29,11 +29,14 @@ class ReaderSettings(Settings):
     # Share of the steps spent warming up: passed as a float `warmup_steps`, which transformers reads as a ratio.
     warmup_ratio: float = Field(0.1, ge=0, lt=1)
     save_steps: int = Field(100, ge=1)
-    # Share of the training subjects held out of the reader's pairs, to calibrate its verdicts on.
+    # Share of the training subjects held out of the reader's pairs, to calibrate its verdicts on; the same
+    # share of TekGen's relations is held out, to measure the reading of relations it never trained on.
     held_out_share: float = Field(0.15, gt=0, lt=1)
-    # Evidence pairs per relation drawn from Re-DocRED and FewRel (agentkgv.train.reader_corpora); 0 = none.
+    # Evidence pairs per relation drawn from Re-DocRED, FewRel and TekGen (agentkgv.train.reader_corpora);
+    # 0 = none.
     redocred_per_relation: int = Field(120, ge=0)
     fewrel_per_relation: int = Field(150, ge=0)
+    tekgen_per_relation: int = Field(0, ge=0)
     # Share of the positives given a relation-swap negative: from the training split, and from the corpora.
     split_swap_share: float = Field(0.35, ge=0, le=1)
     corpus_swap_share: float = Field(0.5, ge=0, le=1)
@@ -55,8 +58,9 @@ class ReaderSettings(Settings):
 
     def pair_settings(self) -> dict:
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
-        return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation", "seed",
-                                        "split_swap_share", "corpus_swap_share", "compatible_swap_share"}) | {
+        return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation",
+                                        "tekgen_per_relation", "seed", "split_swap_share", "corpus_swap_share",
+                                        "compatible_swap_share"}) | {
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
 
     def trained_pairs(self, pairs: list[ReaderPair]) -> list[ReaderPair]:

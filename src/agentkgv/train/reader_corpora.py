@@ -1,4 +1,4 @@
-"""Reader pairs from the relation-extraction corpora: Re-DocRED and FewRel.
+"""Reader pairs from the relation-extraction corpora: Re-DocRED, FewRel and TekGen.
 
 The training split teaches the benchmark's 30-odd relations; these teach the reader to read the relation
 itself over about a hundred more, which is what a relation it never saw needs. What they add:
@@ -10,6 +10,9 @@ itself over about a hundred more, which is what a relation it never saw needs. W
 - `co_mention`: the triple with its object (or subject) replaced by another entity named in the same
   sentences that the annotators left unrelated to the other end (0): both names are shown and the
   relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
+TekGen adds relations neither of the others has (a film's tracklist, a peak's mountain range, an
+astronaut's mission), with its own `co_mention`: the subject with an object its sentence states under
+another relation (`directed by` asked of the film's star).
 
 Relations the corpora must not teach (test_unseen and their inverses, and the long-tail relations, which
 training sees only a capped number of times) are left out by the caller's `excluded`; the caller also drops
@@ -25,14 +28,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentkgv.data.fewrel import iter_fewrel
+from agentkgv.data.tekgen import iter_tekgen_facts
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
 from agentkgv.data.redocred import AnnotatedDocument, Relation, iter_redocred
-from agentkgv.train.reader_data import ReaderPair, synonyms
+from agentkgv.train.reader_data import ReaderPair, held_out_name, synonyms
 
 # A relation stands in for another only if it labels this many Re-DocRED facts (see `min_swap_facts` in
 # reader_data: a rare relation mostly seen as a swap would be learned as "false").
 MIN_SWAP_FACTS = 50
+# TekGen gives most relations 80 facts: one with fewer than this is not a swap's stand-in.
+MIN_TEKGEN_SWAP_FACTS = 20
 
 
 def redocred_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
@@ -126,4 +132,52 @@ def fewrel_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng
             if rng.random() < swap_share and swap != pid and not synonyms(swap, pid) and swap in labels:
                 pairs.append(ReaderPair(replace(fact.triple, predicate=labels[swap], predicate_id=swap),
                                         fact.evidences[0], "", 0.0, "relation_swap", "fewrel"))
+    return pairs
+
+
+def tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
+                 per_relation: int = 80, swap_share: float = 0.5, held_out_share: float = 0.0) -> list[ReaderPair]:
+    """At most `per_relation` TekGen triples per relation beside their sentence (1), each with a relation
+    swap among TekGen's relations and a co-mention negative at the given rate (0). A `held_out_share` of
+    the relations (by a hash of the id) is left out, so a reader's reading of relations it never trained
+    on can be measured on pairs of the same kind (`tekgen_held_out_pairs`)."""
+    return [p for p in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
+            if not held_out_name(p.triple.predicate_id, held_out_share)]
+
+
+def tekgen_held_out_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
+                          per_relation: int = 80, swap_share: float = 0.5, held_out_share: float = 0.0) -> list[ReaderPair]:
+    """The pairs `tekgen_pairs` leaves out with `held_out_share`: relations a reader trained on it never saw."""
+    return [p for p in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
+            if held_out_name(p.triple.predicate_id, held_out_share)]
+
+
+def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
+                  per_relation: int, swap_share: float) -> list[ReaderPair]:
+    facts = [f for f in iter_tekgen_facts(data_dir)
+             if f.triple.predicate_id in labels and f.triple.predicate_id not in excluded]
+    stated = {(label_key(f.triple.subject), f.triple.predicate_id, label_key(f.triple.object)) for f in facts}
+    in_sentence = defaultdict(list)  # sentence -> the triples it states
+    by_relation = defaultdict(list)
+    for fact in facts:
+        if fact.triple not in in_sentence[fact.evidences[0]]:
+            in_sentence[fact.evidences[0]].append(fact.triple)
+            by_relation[fact.triple.predicate_id].append(fact)
+    swaps = sorted(p for p, group in by_relation.items() if len(group) >= MIN_TEKGEN_SWAP_FACTS)
+    pairs: list[ReaderPair] = []
+    for pid in sorted(by_relation):
+        for fact in rng.sample(by_relation[pid], min(per_relation, len(by_relation[pid]))):
+            triple, text = replace(fact.triple, predicate=labels[pid]), fact.evidences[0]
+            pairs.append(ReaderPair(triple, text, "", 1.0, "evidence", "tekgen"))
+            subject, obj = label_key(triple.subject), label_key(triple.object)
+            if rng.random() < swap_share:
+                swap = rng.choice(swaps)
+                if swap != pid and not synonyms(swap, pid) and (subject, swap, obj) not in stated:
+                    pairs.append(ReaderPair(replace(triple, predicate=labels[swap], predicate_id=swap), text, "",
+                                            0.0, "relation_swap", "tekgen"))
+            others = [t.object for t in in_sentence[text] if label_key(t.subject) == subject
+                      and label_key(t.object) != obj and (subject, pid, label_key(t.object)) not in stated]
+            if others:
+                pairs.append(ReaderPair(replace(triple, object=rng.choice(others), object_id=None), text, "",
+                                        0.0, "co_mention", "tekgen"))
     return pairs

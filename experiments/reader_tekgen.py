@@ -1,0 +1,62 @@
+"""Relations no reader trained on (BENCHMARKS.md, *The evidence reader*): how well a reader reads a relation it
+never saw, measured on TekGen's held-out relations rather than on test_unseen.
+
+`tekgen_per_relation` in the reader settings adds TekGen's pairs to a reader's training, less a
+`held_out_share` of its relations (a hash of the id). This scores the pairs of those held-out relations
+(their sentences beside the true triple, the same pair under another relation, and the subject with
+another object its sentence states) with each reader named, keeping only relations that none of them
+learned a fact of (their `relations.json`): the AUC of its support, over all pairs and per kind of negative.
+
+python experiments/reader_tekgen.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen/reader
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+
+def main() -> None:
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.data.benchmark import BenchmarkConfig
+    from agentkgv.data.predicates import load_predicates
+    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader_corpora import tekgen_held_out_pairs
+    from agentkgv.train.reader_data import INVERSES
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    args = parser.parse_args()
+    settings = ReaderSettings()
+    regimes = BenchmarkConfig.load().regimes
+    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
+    labels = {pid: info.label for pid, info in load_predicates(args.data).items()}
+    pairs = tekgen_held_out_pairs(args.data, labels, excluded, random.Random(settings.seed), 80,
+                                  settings.corpus_swap_share, settings.held_out_share)
+    learned = set()
+    for folder in args.readers:
+        learned |= {k for k, n in json.loads((folder / "relations.json").read_text()).items() if n}
+    pairs = [p for p in pairs if p.triple.predicate_id not in learned]
+    relations = sorted({p.triple.predicate_id for p in pairs})
+    print(f"{len(pairs)} pairs of {len(relations)} relations no reader learned: "
+          + ", ".join(f"{pid} {labels[pid]}" for pid in relations))
+    gold = np.array([p.label > 0.5 for p in pairs])
+    kinds = sorted({p.kind for p in pairs} - {"evidence"})
+    print(f"{'reader':<48} {'AUC':>6}  " + "  ".join(f"{'vs ' + k:>16}" for k in kinds))
+    for folder in args.readers:
+        scores = np.asarray(CrossEncoderReader(folder).score([(p.triple, p.text, p.title) for p in pairs]))
+        row = [roc_auc_score(gold, scores)]
+        for kind in kinds:
+            rows = np.array([i for i, p in enumerate(pairs) if p.kind in ("evidence", kind)])
+            row.append(roc_auc_score(gold[rows], scores[rows]))
+        print(f"{str(folder):<48} {row[0]:6.3f}  " + "  ".join(f"{v:16.3f}" for v in row[1:]))
+
+
+if __name__ == "__main__":
+    main()
