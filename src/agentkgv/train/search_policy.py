@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import Field
@@ -34,6 +35,9 @@ from agentkgv.data.settings import Settings
 from agentkgv.eval.metrics import score
 from agentkgv.train.grpo import plot_log
 from agentkgv.train.grpo_math import group_advantages, grpo_loss, reward
+
+if TYPE_CHECKING:  # torch is imported inside the functions that train, as elsewhere in the package
+    import torch
 
 CHECKPOINT = "checkpoint.pt"
 POLICY_FILE = "stop_policy.json"
@@ -104,10 +108,10 @@ def clone_rule(episodes: Sequence[Episode], calibration: Calibration) -> np.ndar
 
 @dataclass
 class Rollouts:
-    features: "torch.Tensor"  # (rows, decisions, features)  # noqa: F821
-    actions: "torch.Tensor"  # (rows, decisions): 1 = stop
-    mask: "torch.Tensor"  # 1 on the policy's own decisions
-    rewards: "torch.Tensor"  # (rows,)
+    features: torch.Tensor  # (rows, decisions, features)
+    actions: torch.Tensor  # (rows, decisions): 1 = stop
+    mask: torch.Tensor  # 1 on the policy's own decisions
+    rewards: torch.Tensor  # (rows,)
     searches: list[int]
     correct: list[bool]
 
