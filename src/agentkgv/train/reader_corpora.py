@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
+from agentkgv.agent.reader import reader_view
 from agentkgv.data.fewrel import iter_fewrel
 from agentkgv.data.tekgen import iter_tekgen_facts
 from agentkgv.data.records import Triple
@@ -160,6 +161,11 @@ def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rn
     in_sentence = defaultdict(list)  # sentence -> the triples it states
     by_relation = defaultdict(list)
     for fact in facts:
+        # A third of TekGen's sentences name their subject only by a pronoun or "the team": as positives they
+        # taught a reader that a passage need not name the subject (`Albania | member of | CONCACAF` read true
+        # from a sentence about Panama's federation). Those are left out.
+        if not reader_view(fact.triple, fact.evidences[0]).has_subject:
+            continue
         if fact.triple not in in_sentence[fact.evidences[0]]:
             in_sentence[fact.evidences[0]].append(fact.triple)
             by_relation[fact.triple.predicate_id].append(fact)
