@@ -7,7 +7,8 @@ never saw, measured on TekGen's held-out relations rather than on test_unseen.
 another object its sentence states) with each reader named, keeping only relations that none of them
 learned a fact of (their `relations.json`): the AUC of its support, over all pairs and per kind of negative.
 
-python experiments/reader_tekgen.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen/reader
+python experiments/reader_tekgen.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv \
+    .cache/train/reader-tekgen2/reader     (1 minute; the last trained with configs/reader_glosses_tekgen.toml)
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ itself over about a hundred more, which is what a relation it never saw needs. W
   relation is the one asked, yet the passage does not state it, which is the string match's blind spot.
 TekGen adds relations neither of the others has (a film's tracklist, a peak's mountain range, an
 astronaut's mission), with its own `co_mention`: the subject with an object its sentence states under
-another relation (`directed by` asked of the film's star).
+another relation (`directed by` asked of the film's star), and `other_subject`: the claim made of another
+subject of the relation, beside a sentence that states it of this one (0).
 
 Relations the corpora must not teach (test_unseen and their inverses, and the long-tail relations, which
 training sees only a capped number of times) are left out by the caller's `excluded`; the caller also drops
@@ -181,6 +182,12 @@ def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rn
                 if swap != pid and not synonyms(swap, pid) and (subject, swap, obj) not in stated:
                     pairs.append(ReaderPair(replace(triple, predicate=labels[swap], predicate_id=swap), text, "",
                                             0.0, "relation_swap", "tekgen"))
+            # The same claim about another subject of the relation: the passage states the relation and the
+            # object, but of someone else (the false triples a reader of TekGen alone accepted most).
+            stranger = rng.choice(by_relation[pid]).triple.subject
+            if label_key(stranger) != subject and (label_key(stranger), pid, obj) not in stated:
+                pairs.append(ReaderPair(replace(triple, subject=stranger, subject_id=None), text, "", 0.0,
+                                        "other_subject", "tekgen"))
             others = [t.object for t in in_sentence[text] if label_key(t.subject) == subject
                       and label_key(t.object) != obj and (subject, pid, label_key(t.object)) not in stated]
             if others:
