@@ -8,7 +8,7 @@ another object its sentence states) with each reader named, keeping only relatio
 learned a fact of (their `relations.json`): the AUC of its support, over all pairs and per kind of negative.
 
 python experiments/reader_tekgen.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv \
-    .cache/train/reader-tekgen2/reader     (1 minute; the last trained with configs/reader_glosses_tekgen.toml)
+    .cache/train/reader-tekgen3/reader     (1 minute; the last trained with configs/reader_glosses_tekgen.toml)
 """
 
 from __future__ import annotations
