@@ -61,7 +61,8 @@ class ReaderSettings(Settings):
         return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation",
                                         "tekgen_per_relation", "seed", "split_swap_share", "corpus_swap_share",
                                         "compatible_swap_share"}) | {
-            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject"}
+            "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject",
+            "tekgen": "sentences that name the subject; other-subject negatives whose sentence does not name theirs"}
 
     def trained_pairs(self, pairs: list[ReaderPair]) -> list[ReaderPair]:
         return pairs[:self.max_pairs] if self.max_pairs else pairs

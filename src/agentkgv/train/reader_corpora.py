@@ -39,7 +39,7 @@ from agentkgv.train.reader_data import ReaderPair, held_out_name, synonyms
 # A relation stands in for another only if it labels this many Re-DocRED facts (see `min_swap_facts` in
 # reader_data: a rare relation mostly seen as a swap would be learned as "false").
 MIN_SWAP_FACTS = 50
-# TekGen gives most relations 80 facts: one with fewer than this is not a swap's stand-in.
+# A TekGen relation with fewer facts than this (most have 80 to 140) is not a swap's stand-in: see MIN_SWAP_FACTS.
 MIN_TEKGEN_SWAP_FACTS = 20
 
 
@@ -163,8 +163,7 @@ def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rn
     by_relation = defaultdict(list)
     for fact in facts:
         # A third of TekGen's sentences name their subject only by a pronoun or "the team": as positives they
-        # taught a reader that a passage need not name the subject (`Albania | member of | CONCACAF` read true
-        # from a sentence about Panama's federation). Those are left out.
+        # taught a reader that a passage need not name the subject. Those are left out.
         if not reader_view(fact.triple, fact.evidences[0]).has_subject:
             continue
         if fact.triple not in in_sentence[fact.evidences[0]]:
@@ -177,17 +176,18 @@ def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rn
             triple, text = replace(fact.triple, predicate=labels[pid]), fact.evidences[0]
             pairs.append(ReaderPair(triple, text, "", 1.0, "evidence", "tekgen"))
             subject, obj = label_key(triple.subject), label_key(triple.object)
-            if rng.random() < swap_share:
+            if swaps and rng.random() < swap_share:
                 swap = rng.choice(swaps)
                 if swap != pid and not synonyms(swap, pid) and (subject, swap, obj) not in stated:
                     pairs.append(ReaderPair(replace(triple, predicate=labels[swap], predicate_id=swap), text, "",
                                             0.0, "relation_swap", "tekgen"))
             # The same claim about another subject of the relation: the passage states the relation and the
-            # object, but of someone else (the false triples a reader of TekGen alone accepted most).
-            stranger = rng.choice(by_relation[pid]).triple.subject
-            if label_key(stranger) != subject and (label_key(stranger), pid, obj) not in stated:
-                pairs.append(ReaderPair(replace(triple, subject=stranger, subject_id=None), text, "", 0.0,
-                                        "other_subject", "tekgen"))
+            # object, but of someone else (`Albania national football team | member of | CONCACAF` beside a
+            # sentence about Panama's federation, which a reader of TekGen without these read true).
+            stranger = replace(triple, subject=rng.choice(by_relation[pid]).triple.subject, subject_id=None)
+            if (label_key(stranger.subject) != subject and (label_key(stranger.subject), pid, obj) not in stated
+                    and not reader_view(stranger, text).has_subject):
+                pairs.append(ReaderPair(stranger, text, "", 0.0, "other_subject", "tekgen"))
             others = [t.object for t in in_sentence[text] if label_key(t.subject) == subject
                       and label_key(t.object) != obj and (subject, pid, label_key(t.object)) not in stated]
             if others:
