@@ -36,7 +36,7 @@ def main() -> None:
     from agentkgv.data.benchmark import BenchmarkConfig
     from agentkgv.data.predicates import load_predicates
     from agentkgv.train.reader import ReaderSettings
-    from agentkgv.train.reader_corpora import tekgen_held_out_pairs
+    from agentkgv.train.reader_corpora import tekgen_pairs
     from agentkgv.train.reader_data import INVERSES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -50,8 +50,8 @@ def main() -> None:
     regimes = BenchmarkConfig.load().regimes
     excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
     labels = {pid: info.label for pid, info in load_predicates(args.data).items()}
-    pairs = tekgen_held_out_pairs(args.data, labels, excluded, random.Random(settings.seed), PER_RELATION,
-                                  settings.corpus_swap_share, settings.held_out_share)
+    _, pairs = tekgen_pairs(args.data, labels, excluded, random.Random(settings.seed), PER_RELATION,
+                            settings.corpus_swap_share, settings.held_out_share)
     learned = set()
     for folder in args.readers:
         learned |= {k for k, n in json.loads((folder / "relations.json").read_text()).items() if n}
@@ -92,14 +92,13 @@ def other_subject(readers: list[Path], data: Path) -> None:
     for e in positives:
         by_fact.setdefault((e.triple.predicate_id, label_key(e.triple.object)), []).append(e)
     pairs, gold = [], []
+    gold_text = {e.id: store.get(e.gold_passage_ids[0]).text for e in positives}
     for e in positives:
-        text = store.get(e.gold_passage_ids[0]).text
-        others = [o for o in by_fact[(e.triple.predicate_id, label_key(e.triple.object))]
+        others = [gold_text[o.id] for o in by_fact[(e.triple.predicate_id, label_key(e.triple.object))]
                   if label_key(o.triple.subject) != label_key(e.triple.subject)]
-        other = next((store.get(o.gold_passage_ids[0]).text for o in others
-                      if not reader_view(e.triple, store.get(o.gold_passage_ids[0]).text).has_subject), None)
+        other = next((text for text in others if not reader_view(e.triple, text).has_subject), None)
         if other is not None:
-            pairs += [(e.triple, text, ""), (e.triple, other, "")]
+            pairs += [(e.triple, gold_text[e.id], ""), (e.triple, other, "")]
             gold += [True, False]
     print(f"{len(pairs)} pairs: {len(pairs) // 2} held-out training triples, each beside its own sentence and another subject's")
     for folder in readers:

@@ -248,13 +248,12 @@ def test_tekgen_pairs_hold_out_whole_relations_and_state_no_negative():
 
     from agentkgv.data.predicates import load_predicates
     from agentkgv.data.tekgen import iter_tekgen_facts
-    from agentkgv.train.reader_corpora import tekgen_held_out_pairs, tekgen_pairs
+    from agentkgv.train.reader_corpora import tekgen_pairs
 
     data = data_dir()
     labels = {pid: info.label for pid, info in load_predicates(data).items()}
     excluded = {"P136", "P577"}  # TekGen's two most frequent relations
-    trained = tekgen_pairs(data, labels, excluded, random.Random(0), per_relation=10, swap_share=1.0, held_out_share=0.3)
-    held = tekgen_held_out_pairs(data, labels, excluded, random.Random(0), per_relation=10, swap_share=1.0,
+    trained, held = tekgen_pairs(data, labels, excluded, random.Random(0), per_relation=10, swap_share=1.0,
                                  held_out_share=0.3)
     relations = [{p.triple.predicate_id for p in pairs} for pairs in (trained, held)]
     assert relations[0] and relations[1] and not relations[0] & relations[1]

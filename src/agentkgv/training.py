@@ -101,7 +101,7 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
                + fewrel_pairs(ws.data, labels, excluded, rng, settings.fewrel_per_relation, settings.corpus_swap_share))
     if settings.tekgen_per_relation:
         corpora += tekgen_pairs(ws.data, labels, excluded, rng, settings.tekgen_per_relation, settings.corpus_swap_share,
-                                settings.held_out_share)
+                                settings.held_out_share)[0]
     # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
     # (by any of its names, in either order) is dropped, as is one about a held-out subject.
     tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS

@@ -138,20 +138,16 @@ def fewrel_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng
 
 
 def tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
-                 per_relation: int = 80, swap_share: float = 0.5, held_out_share: float = 0.0) -> list[ReaderPair]:
+                 per_relation: int = 80, swap_share: float = 0.5,
+                 held_out_share: float = 0.0) -> tuple[list[ReaderPair], list[ReaderPair]]:
     """At most `per_relation` TekGen triples per relation beside their sentence (1), each with a relation
-    swap among TekGen's relations and a co-mention negative at the given rate (0). A `held_out_share` of
-    the relations (by a hash of the id) is left out, so a reader's reading of relations it never trained
-    on can be measured on pairs of the same kind (`tekgen_held_out_pairs`)."""
-    return [p for p in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
-            if not held_out_name(p.triple.predicate_id, held_out_share)]
-
-
-def tekgen_held_out_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
-                          per_relation: int = 80, swap_share: float = 0.5, held_out_share: float = 0.0) -> list[ReaderPair]:
-    """The pairs `tekgen_pairs` leaves out with `held_out_share`: relations a reader trained on it never saw."""
-    return [p for p in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
-            if held_out_name(p.triple.predicate_id, held_out_share)]
+    swap among TekGen's relations at the given rate, an other-subject and a co-mention negative (0).
+    Returned as (pairs to train on, held-out pairs): a `held_out_share` of the relations (by a hash of the
+    id) is held out, so a reader's reading of relations it never trained on can be measured on pairs of
+    the same kind."""
+    pairs = _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
+    held = [held_out_name(p.triple.predicate_id, held_out_share) for p in pairs]
+    return [p for p, h in zip(pairs, held) if not h], [p for p, h in zip(pairs, held) if h]
 
 
 def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,
