@@ -85,9 +85,12 @@ def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.O
     reader of rare relations (--reader)."""
     ws = Workspace(data_dir, cache_dir)
     record = training.train_search_policy(ws, run_name, settings_path, reader, HOOKS)
-    print_table(f"Search policy on {record['measured_on']} held-out training triples -> {ws.training / run_name}",
-                ["Policy", "Macro-F1", "Searches / triple"],
-                [[name, f"{r['macro_f1']:.3f}", f"{r['searches']:.2f}"] for name, r in record["held_out"].items()])
+    by_source = record["held_out_by_source"]
+    print_table(f"Search policy on {record['measured_on']} held-out episodes (macro-F1 / searches a triple) -> "
+                f"{ws.training / run_name}", ["Policy", *by_source, *(["all"] if len(by_source) > 1 else [])],
+                [[name, *(f"{r[name]['macro_f1']:.3f} / {r[name]['searches']:.2f}" for r in by_source.values()),
+                  *([f"{everything['macro_f1']:.3f} / {everything['searches']:.2f}"] if len(by_source) > 1 else [])]
+                 for name, everything in record["held_out"].items()])
 
 
 @trainers.command(rich_help_panel=TRAIN)

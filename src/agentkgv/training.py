@@ -72,8 +72,7 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
 
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
     from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs, tekgen_pairs
-    from agentkgv.train.reader_data import (INVERSES, ReaderPair, build_reader_pairs, check_reader_pairs, held_out,
-                                           held_out_name)
+    from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs, held_out, held_out_name
 
     path, pinned = run_dir / "pairs.jsonl", run_dir / "pairs.settings.json"
     shape = settings.pair_settings()
@@ -90,11 +89,7 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
     with hooks.bar("building reader pairs", len(train)) as advance:
         pairs = build_reader_pairs(train, retriever, retriever.store.get, settings.seed, settings.split_swap_share,
                                    compatible_swap_share=settings.compatible_swap_share, progress=advance)
-    # The corpora must not undo the benchmark's regimes: no unseen relation (nor its inverse), and no
-    # long-tail one, which training sees only `long_tail_train_cap` times.
-    regimes = BenchmarkConfig.load().regimes
-    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
-    labels = {pid: info.label for pid, info in load_predicates(ws.data).items()}
+    excluded, labels = benchmark_relations_excluded(), relation_labels(ws)
     rng = random.Random(settings.seed)
     corpora = (redocred_pairs(ws.data, labels, excluded, rng, settings.redocred_per_relation, settings.corpus_swap_share,
                               compatible_swap_share=settings.compatible_swap_share)
@@ -104,23 +99,57 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
                                 settings.held_out_share)[0]
     # The corpora name FactBench's and the test splits' entities too: a pair about an entity pair of either
     # (by any of its names, in either order) is dropped, as is one about a held-out subject.
-    tests = {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS
-             for e in load_split(ws.benchmark, split)}
-    taken = forbidden[1] | tests
-
-    def clean(pair) -> bool:
-        t = pair.triple
-        names = [(label_key(a), label_key(b)) for a in t.subject_names for b in t.object_names]
-        return (not any(n in taken or n[::-1] in taken for n in names)
-                and not any(held_out_name(a, settings.held_out_share) for a in t.subject_names))
-
-    pairs += [p for p in corpora if clean(p)]
+    taken = taken_entity_pairs(ws, forbidden)
+    pairs += [p for p in corpora if not names_a_pair_of(p.triple, taken)
+              and not any(held_out_name(a, settings.held_out_share) for a in p.triple.subject_names)]
     rng.shuffle(pairs)
     check_reader_pairs(pairs, *forbidden)
     run_dir.mkdir(parents=True, exist_ok=True)
     write_jsonl(path, (p.to_json() for p in pairs))
     pinned.write_text(json.dumps(shape))
     return pairs
+
+
+def benchmark_relations_excluded() -> set[str]:
+    """What the corpora must not teach, lest they undo the benchmark's regimes: no unseen relation (nor its
+    inverse), and no long-tail one, which training sees only `long_tail_train_cap` times."""
+    from agentkgv.train.reader_data import INVERSES
+
+    regimes = BenchmarkConfig.load().regimes
+    return {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
+
+
+def relation_labels(ws: Workspace) -> dict[str, str]:
+    return {pid: info.label for pid, info in load_predicates(ws.data).items()}
+
+
+def taken_entity_pairs(ws: Workspace, forbidden: tuple[set, set, set[str]]) -> set[tuple[str, str]]:
+    """The (subject, object) pairs of the test splits and FactBench, by label key."""
+    return forbidden[1] | {(label_key(e.triple.subject), label_key(e.triple.object)) for split in EVAL_SPLITS
+                           for e in load_split(ws.benchmark, split)}
+
+
+def names_a_pair_of(triple, taken: set[tuple[str, str]]) -> bool:
+    """Whether the triple's entities, by any of their names and in either order, form a pair of `taken`."""
+    names = [(label_key(a), label_key(b)) for a in triple.subject_names for b in triple.object_names]
+    return any(n in taken or n[::-1] in taken for n in names)
+
+
+def unseen_relation_items(ws: Workspace, learned: dict[str, int], per_relation: int, seed: int = 13) -> list[tuple]:
+    """(triple, kind) for TekGen triples of the relations learned fewer than `rare_below` facts of (`learned`:
+    a reader's relations.json; train/reader_corpora.unseen_relation_pairs), none about a test-split or
+    FactBench entity pair: the relations a reader of rare relations judges, each negative with its kind."""
+    import random
+
+    from agentkgv.agent.reading import ReadingConfig
+    from agentkgv.data.records import LabeledTriple
+    from agentkgv.train.reader_corpora import unseen_relation_pairs
+
+    taken = taken_entity_pairs(ws, reader_forbidden(ws))
+    pairs = [p for p in unseen_relation_pairs(ws.data, relation_labels(ws), benchmark_relations_excluded(),
+                                              learned, ReadingConfig().rare_below, random.Random(seed),
+                                              per_relation) if not names_a_pair_of(p.triple, taken)]
+    return [(LabeledTriple(f"unseen-relation:{i}", p.triple, p.label > 0.5), p.kind) for i, p in enumerate(pairs)]
 
 
 def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
@@ -200,14 +229,15 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
     from agentkgv.train.reader import ReaderSettings
     from agentkgv.train.reader_data import held_out
-    from agentkgv.train.search_policy import Episode, SearchPolicySettings
+    from agentkgv.train.search_policy import HELD_OUT_TRAINING, UNSEEN_RELATIONS, Episode, SearchPolicySettings
     from agentkgv.train.search_policy import train_search_policy as train
 
     settings = SearchPolicySettings.load(settings_path)
     run_dir, folder = ws.training / run_name, reader_folder(reader)
     calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
     path = run_dir / "episodes.jsonl"
-    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches}
+    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
+              "unseen_relations_per_relation": settings.unseen_relations_per_relation}
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()
             and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
         ensure_benchmark(ws, hooks)
@@ -218,18 +248,24 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
         examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, share)
                                     and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
                                    settings.triples)
+        items = [(e.as_labeled(), HELD_OUT_TRAINING) for e in examples]
+        if settings.unseen_relations_per_relation:
+            items += [(item, UNSEEN_RELATIONS) for item, _ in
+                      unseen_relation_items(ws, read_relations(folder), settings.unseen_relations_per_relation,
+                                            settings.seed)]
         agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
                              paraphrases(ws), config)
         episodes = []
-        with hooks.bar("reading held-out training triples to the full budget", len(examples)) as advance:
-            for start in range(0, len(examples), 64):
-                chunk = examples[start:start + 64]
-                episodes += [Episode(tuple(r.history), bool(e.label), config.max_searches)
-                             for e, r in zip(chunk, agent.run([e.as_labeled() for e in chunk]))]
+        with hooks.bar("reading the episodes' triples to the full budget", len(items)) as advance:
+            for start in range(0, len(items), 64):
+                chunk = items[start:start + 64]
+                episodes += [Episode(tuple(r.history), bool(item.label), config.max_searches, source)
+                             for (item, source), r in zip(chunk, agent.run([item for item, _ in chunk]))]
                 advance(len(chunk))
         run_dir.mkdir(parents=True, exist_ok=True)
-        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget}
-                           for e in episodes))
+        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget,
+                            "source": e.source} for e in episodes))
         (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
-    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"]) for _, r in read_jsonl(path)]
+    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"], r["source"])
+                for _, r in read_jsonl(path)]
     return train(episodes, calibration, run_dir, settings, pinned["reader"])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -148,6 +149,22 @@ def tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng
     pairs = _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, swap_share)
     held = [held_out_name(p.triple.predicate_id, held_out_share) for p in pairs]
     return [p for p, h in zip(pairs, held) if not h], [p for p, h in zip(pairs, held) if h]
+
+
+def unseen_relation_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], learned: Mapping[str, int],
+                          below: int, rng: random.Random, per_relation: int = 30) -> list[ReaderPair]:
+    """TekGen's pairs (true, relation swap, co-mention, other subject) of the relations a reader learned fewer
+    than `below` facts of (`learned`: its relations.json), each triple once: what the reader of rare relations
+    judges, to be read through retrieval rather than beside its sentence (the sentences are in the corpus).
+    A relation swap here is a property swap on relations the reader never learned."""
+    seen, pairs = set(), []
+    for pair in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, 0.5):
+        t = pair.triple
+        key = (label_key(t.subject), t.predicate_id, label_key(t.object))
+        if learned.get(t.predicate_id or "", 0) < below and key not in seen:
+            seen.add(key)
+            pairs.append(pair)
+    return pairs
 
 
 def _tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng: random.Random,

@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # torch is imported inside the functions that train, as elsew
 
 CHECKPOINT = "checkpoint.pt"
 POLICY_FILE = "stop_policy.json"
+HELD_OUT_TRAINING = "held-out training triples"
+UNSEEN_RELATIONS = "relations the reader never learned"
 
 
 class SearchPolicySettings(Settings):
@@ -62,6 +64,10 @@ class SearchPolicySettings(Settings):
     inner_steps: int = Field(2, ge=1)
     # Held-out training triples read to the full budget for the episodes (a fixed balanced draw).
     triples: int = Field(2000, ge=10)
+    # TekGen triples per relation, of the relations the reader learned fewer than `rare_below` facts of, read
+    # through retrieval and added to the episodes (train/reader_corpora.unseen_relation_pairs). For the reader
+    # of rare relations: it judges such relations, not the well-learned ones of the held-out training triples.
+    unseen_relations_per_relation: int = Field(0, ge=0)
     seed: int = 13
 
 
@@ -72,6 +78,7 @@ class Episode:
     history: tuple[Evidence, ...]
     gold: bool
     budget: int  # the agent's max_searches (a triple may have fewer distinct queries than that)
+    source: str = HELD_OUT_TRAINING  # which triples: HELD_OUT_TRAINING or UNSEEN_RELATIONS
 
 
 def _verdict(calibration: Calibration, evidence: Evidence) -> bool:
@@ -224,12 +231,15 @@ def train_search_policy(episodes: list[Episode], calibration: Calibration, run_d
     budget = max(e.budget for e in episodes)
     sft = LearnedStop(tuple(reference.tolist()), reader, budget)
     grpo = LearnedStop(tuple(weights.detach().tolist()), reader, budget)
+    policies = {"settled rule": SettledRule(), "stage 1 (cloned rule)": sft, "stage 1 + GRPO": grpo}
+    sources = sorted({e.source for e in held_out})
     record = {"episodes": len(episodes), "trained_on": len(train), "measured_on": len(held_out),
               "resumed_from": start or None, "steps": settings.steps, "seconds_this_run": round(seconds, 1),
               "settings": settings.model_dump(),
-              "held_out": {"settled rule": evaluate(SettledRule(), held_out, calibration),
-                           "stage 1 (cloned rule)": evaluate(sft, held_out, calibration),
-                           "stage 1 + GRPO": evaluate(grpo, held_out, calibration)}}
+              "held_out": {name: evaluate(policy, held_out, calibration) for name, policy in policies.items()},
+              "held_out_by_source": {source: {name: evaluate(policy, [e for e in held_out if e.source == source],
+                                                             calibration) for name, policy in policies.items()}
+                                     for source in sources}}
     grpo.save(run_dir / POLICY_FILE, record)
     sft.save(run_dir / "stop_policy_sft.json", record)
     (run_dir / "history.json").write_text(json.dumps(history) + "\n")

@@ -1,0 +1,101 @@
+"""Relations no reader learned, read through retrieval (BENCHMARKS.md, *The evidence reader*): how the agent
+judges a relation it never trained on when it must find the evidence itself, on training data rather than on
+test_unseen.
+
+TekGen's triples (train/reader_corpora.unseen_relation_pairs) of the relations none of the named readers
+learned 10 facts of (their `relations.json`; the benchmark's unseen and long-tail relations and their
+inverses are never among them): true ones, and three kinds of false one, the pair under another relation
+(`relation_swap`: a property swap), the subject with another object its sentence states (`co_mention`), and
+the claim made of another subject of the relation (`other_subject`). Their sentences are in the corpus. Each
+reader reads every triple to the full search budget (BM25 top-5, the default reading settings) and its
+calibration gives the verdict the settled rule would; the lexical check's verdict is whether a passage of
+the first search names both entities. Readings are cached under <cache>/exp/unseen_relations.
+
+python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
+    (10 minutes a reader for about 2,200 triples of 41 relations)
+python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
+    (the relations a TekGen reader held out: a few hundred triples of 7 relations)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+PER_RELATION = 30
+
+
+def main() -> None:
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    from agentkgv.agent.calibration import Calibration, Evidence
+    from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint
+    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.eval.metrics import expected_calibration_error, score
+    from agentkgv.paths import Workspace
+    from agentkgv.pipeline import paraphrases, retriever_for
+    from agentkgv.retrieval.factory import RetrieverConfig
+    from agentkgv.training import unseen_relation_items
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--per-relation", type=int, default=PER_RELATION)
+    args = parser.parse_args()
+    ws = Workspace(args.data)
+    learned: dict[str, int] = {}
+    for folder in args.readers:
+        for name, count in read_relations(folder).items():
+            learned[name] = max(learned.get(name, 0), count)
+    items = unseen_relation_items(ws, learned, args.per_relation)
+    kinds = [kind for _, kind in items]
+    gold = [item.label for item, _ in items]
+    relations = sorted({item.triple.predicate_id for item, _ in items})
+    print(f"{len(items)} triples of {len(relations)} relations no named reader learned: "
+          + ", ".join(f"{k} {n}" for k, n in sorted(Counter(kinds).items())))
+    retriever = retriever_for(ws, RetrieverConfig())
+    cache = ws.cache / "exp" / "unseen_relations"
+    cache.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for folder in args.readers:
+        path = cache / f"{reader_fingerprint(folder)}-{args.per_relation}.jsonl"
+        done = {}
+        if path.exists():
+            done = {r["id"]: r["history"] for r in map(json.loads, path.read_text().splitlines())}
+        todo = [item for item, _ in items if item.id not in done]
+        if todo:
+            config = ReadingConfig(reader=folder)
+            agent = ReadingAgent(retriever, CrossEncoderReader(folder), None, paraphrases(ws), config)
+            with path.open("a") as out:  # appended a chunk at a time: a stopped run reads only what is left
+                for start in range(0, len(todo), 64):
+                    chunk = todo[start:start + 64]
+                    for item, reading in zip(chunk, agent.run(chunk)):
+                        done[item.id] = [asdict(h) for h in reading.history]
+                        out.write(json.dumps({"id": item.id, "history": done[item.id]}) + "\n")
+                    print(f"  {folder}: {start + len(chunk)} of {len(todo)} read", flush=True)
+        calibration = Calibration.read(folder)
+        histories = [[Evidence(**h) for h in done[item.id]] for item, _ in items]
+        final = [calibration.probability(h[-1]) for h in histories]
+        verdicts = [p >= calibration.true_at for p in final]
+        searches = [next((t for t, e in enumerate(h, 1) if calibration.settles(e)), len(h)) for h in histories]
+        rows.append((str(folder), verdicts, final, float(np.mean(searches))))
+    # The first search is the same query (`s,p,o`) whoever reads: whether one of its passages names both.
+    rows.append(("lexical check", [h[0].named_both for h in histories], None, 1.0))
+    names = sorted(set(kinds))
+    print(f"{'judge':<48} {'macro-F1':>8} {'AUC':>6} {'ECE':>6} {'searches':>8}  "
+          + "  ".join(f"{k:>14}" for k in names))
+    for name, verdicts, probabilities, searches in rows:
+        accuracy = [np.mean([v == g for v, g, k in zip(verdicts, gold, kinds) if k == kind]) for kind in names]
+        auc = f"{roc_auc_score(gold, probabilities):6.3f}" if probabilities else f"{'':6}"
+        ece = f"{expected_calibration_error(probabilities, gold):6.3f}" if probabilities else f"{'':6}"
+        print(f"{name:<48} {score(gold, verdicts).macro_f1:8.3f} {auc} {ece} {searches:8.2f}  "
+              + "  ".join(f"{a:14.3f}" for a in accuracy))
+    print("(per kind: the share judged right; evidence = true triples accepted)")
+
+
+if __name__ == "__main__":
+    main()
