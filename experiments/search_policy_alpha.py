@@ -5,7 +5,10 @@ what any stop policy could save: the settled rule with a floor (stop also once P
 every episode, the floor 0 being the rule itself and 1 one search always.
 
 python experiments/search_policy_alpha.py [--run search-policy] [--reader FOLDER] [--alpha 0 0.01 0.02 0.03 0.035 0.04 0.05]
-                                          [--floor 0 0.05 0.1 0.2 0.5 1]
+                                          [--floor 0 0.05 0.1 0.2 0.5 1] [--seed 13 ...] [--centered-only]
+
+Several seeds show how far one training run's outcome can be from another's at the same alpha: the seed draws
+the held-out fifth, the batches and the rollouts, so each seed is a whole run of the recipe.
 """
 
 from __future__ import annotations
@@ -29,17 +32,23 @@ def main() -> None:
     parser.add_argument("--reader", type=Path, default=None, help="the reader the episodes were read with")
     parser.add_argument("--alpha", type=float, nargs="+", default=[0.0, 0.01, 0.02, 0.03, 0.035, 0.04, 0.05])
     parser.add_argument("--floor", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.5, 1.0])
+    parser.add_argument("--seed", type=int, nargs="+", default=[13])
+    parser.add_argument("--centered-only", action="store_true", help="skip the std-scaled runs")
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
-    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"])
+    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"], r["source"])
                 for _, r in read_jsonl(Path(".cache/train") / args.run / "episodes.jsonl")]
-    for scale in (True, False):
+    for scale in (False,) if args.centered_only else (True, False):
         for alpha in args.alpha:
-            with tempfile.TemporaryDirectory() as folder:
-                record = train_search_policy(episodes, calibration, Path(folder),
-                                             SearchPolicySettings(alpha=alpha, scale_rewards=scale))
-            print(f"alpha {alpha}, {'scaled' if scale else 'centered'}:", json.dumps(record["held_out"]["stage 1 + GRPO"]))
-    print("settled rule:", json.dumps(record["held_out"]["settled rule"]))
+            for seed in args.seed:
+                with tempfile.TemporaryDirectory() as folder:
+                    record = train_search_policy(episodes, calibration, Path(folder),
+                                                 SearchPolicySettings(alpha=alpha, scale_rewards=scale, seed=seed))
+                print(f"alpha {alpha}, {'scaled' if scale else 'centered'}, seed {seed}:",
+                      json.dumps(record["held_out"]["stage 1 + GRPO"]), by_source(record, "stage 1 + GRPO"),
+                      *(["(settled rule on this seed's held-out fifth:", json.dumps(record["held_out"]["settled rule"]) + ")"]
+                        if len(args.seed) > 1 else []))
+    print("settled rule:", json.dumps(record["held_out"]["settled rule"]), by_source(record, "settled rule"))
     for floor in args.floor:
         verdicts, searches = [], 0
         for episode in episodes:
@@ -52,6 +61,13 @@ def main() -> None:
         f1 = score([e.gold for e in episodes], verdicts).macro_f1
         print(f"settled rule, floor {floor}: macro-F1 {f1:.4f}, {searches / len(episodes):.2f} searches "
               f"({len(episodes)} episodes)")
+
+
+def by_source(record: dict, policy: str) -> str:
+    """The policy's held-out figures per kind of episode, where the run read more than one kind."""
+    sources = record["held_out_by_source"]
+    return "" if len(sources) < 2 else "; ".join(f"{source}: {json.dumps(figures[policy])}"
+                                                for source, figures in sources.items())
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ calibration gives the verdict the settled rule would; the lexical check's verdic
 the first search names both entities. Readings are cached under <cache>/exp/unseen_relations.
 
 python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
-    (10 minutes a reader for about 2,200 triples of 41 relations)
+    (10-14 minutes a reader for 2,185 triples of 41 relations)
 python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
     (the relations a TekGen reader held out: a few hundred triples of 7 relations)
 """

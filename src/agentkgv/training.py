@@ -152,6 +152,26 @@ def unseen_relation_items(ws: Workspace, learned: dict[str, int], per_relation: 
     return [(LabeledTriple(f"unseen-relation:{i}", p.triple, p.label > 0.5), p.kind) for i, p in enumerate(pairs)]
 
 
+def held_out_training_items(ws: Workspace, held_out_share: float, count: int) -> list:
+    """A fixed balanced draw of `count` training triples of the subjects a reader trained with
+    `held_out_share` never saw (its calibration is fitted on them), none of them a FactBench entity pair."""
+    from agentkgv.train.reader_data import held_out
+
+    factbench = reader_forbidden(ws)[1]
+    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
+                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
+    return [e.as_labeled() for e in examples]
+
+
+def reader_held_out_share(folder: Path) -> float:
+    """The share of training subjects the reader in `folder` was trained without: its card records its
+    settings; a card without them, the default's."""
+    from agentkgv.agent.reader import ReaderCard
+    from agentkgv.train.reader import ReaderSettings
+
+    return ReaderCard.read(folder).training.get("settings", {}).get("held_out_share", ReaderSettings().held_out_share)
+
+
 def reader_forbidden(ws: Workspace) -> tuple[set, set, set[str]]:
     """What the reader may never train on: the test splits' triples, every FactBench fact's (subject,
     object) pair, and the test_unseen relations."""
@@ -204,12 +224,9 @@ def calibrate_reader(ws: Workspace, folder: Path, held_out_share: float, count: 
     from agentkgv.agent.reading import ReadingConfig
     from agentkgv.data.jsonl import write_jsonl
     from agentkgv.train.calibrate import fit_calibration
-    from agentkgv.train.reader_data import held_out
 
-    factbench = reader_forbidden(ws)[1]
-    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
-                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
-    evidence = read_evidence(ws, folder, [e.as_labeled() for e in examples], retriever_for(ws, RetrieverConfig(), hooks),
+    examples = held_out_training_items(ws, held_out_share, count)
+    evidence = read_evidence(ws, folder, examples, retriever_for(ws, RetrieverConfig(), hooks),
                              ReadingConfig(), hooks, "reading held-out training triples")
     write_jsonl(folder.parent / "held_out_evidence.jsonl",
                 ({"id": e.id, "label": e.label, **asdict(v)} for e, v in zip(examples, evidence)))
@@ -224,11 +241,9 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
     from agentkgv.agent.calibration import Evidence
     from agentkgv.agent.calibration import Calibration
-    from agentkgv.agent.reader import CrossEncoderReader, ReaderCard, reader_folder
+    from agentkgv.agent.reader import CrossEncoderReader, reader_folder
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.reader import ReaderSettings
-    from agentkgv.train.reader_data import held_out
     from agentkgv.train.search_policy import HELD_OUT_TRAINING, UNSEEN_RELATIONS, Episode, SearchPolicySettings
     from agentkgv.train.search_policy import train_search_policy as train
 
@@ -241,14 +256,8 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()
             and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
         ensure_benchmark(ws, hooks)
-        factbench = reader_forbidden(ws)[1]
-        # The reader's held-out subjects: never in its training pairs (the calibration was fitted on them too).
-        # The share the reader was trained with (its card records its settings), else the default.
-        share = ReaderCard.read(folder).training.get("settings", {}).get("held_out_share", ReaderSettings().held_out_share)
-        examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, share)
-                                    and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench],
-                                   settings.triples)
-        items = [(e.as_labeled(), HELD_OUT_TRAINING) for e in examples]
+        items = [(item, HELD_OUT_TRAINING)
+                 for item in held_out_training_items(ws, reader_held_out_share(folder), settings.triples)]
         if settings.unseen_relations_per_relation:
             items += [(item, UNSEEN_RELATIONS) for item, _ in
                       unseen_relation_items(ws, read_relations(folder), settings.unseen_relations_per_relation,

@@ -1,0 +1,117 @@
+"""Both readers as the judge of rare relations, estimated from readings already made (BENCHMARKS.md, *Relations
+no reader learned*): a logistic over the gloss reader's and the shipped reader's evidence features (six
+numbers), fitted on held-out training triples alone or with the triples of relations no reader learned, then
+applied to the test logs of the triples the gloss reader judged.
+
+The readings: the two readers' `train-search-policy` episodes of the same 2,000 held-out training triples
+(`--gloss-run` must also hold the relations-never-learned episodes, `configs/search_policy_rare.toml`), and
+`experiments/unseen_relations.py`'s cached readings of those relations by both readers. The never-learned
+figures are two-fold: fitted on one half of those relations' triples (split by relation), measured on the
+other. The test figures pair the default run's log (the gloss reader's evidence) with a one-reader run's (the
+shipped reader's), each read by its own stop rule, so they are an estimate, not a run of such an agent.
+
+python experiments/two_readers_rare.py [--gloss-run search-policy-rare] [--shipped-run search-policy]
+    [--routed routed] [--one-reader reader-corpora]   (seconds, once the runs and readings exist)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+CACHE = Path(".cache")
+READERS = Path("src/agentkgv/agent/readers")
+SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
+
+
+def main() -> None:
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+
+    from agentkgv.agent.calibration import Evidence
+    from agentkgv.agent.reader import read_relations, reader_fingerprint
+    from agentkgv.eval.metrics import score
+    from agentkgv.paths import Workspace
+    from agentkgv.train.search_policy import HELD_OUT_TRAINING
+    from agentkgv.training import unseen_relation_items
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gloss-run", default="search-policy-rare")
+    parser.add_argument("--shipped-run", default="search-policy")
+    parser.add_argument("--routed", default="routed")
+    parser.add_argument("--one-reader", default="reader-corpora")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    args = parser.parse_args()
+    gloss_folder, shipped_folder = READERS / "minilm-kgv-gloss", READERS / "minilm-kgv"
+
+    def episodes(run: str) -> list[dict]:
+        return [json.loads(line) for line in (CACHE / "train" / run / "episodes.jsonl").open()]
+
+    def features(gloss: dict, shipped: dict) -> list[float]:
+        return [*Evidence(**gloss).features(), *Evidence(**shipped).features()]
+
+    gloss_held = [e for e in episodes(args.gloss_run) if e["source"] == HELD_OUT_TRAINING]
+    shipped_held = episodes(args.shipped_run)
+    if [e["gold"] for e in gloss_held] != [e["gold"] for e in shipped_held]:
+        raise SystemExit("the two runs did not read the same held-out training triples")
+    held_x = [features(g["history"][-1], s["history"][-1]) for g, s in zip(gloss_held, shipped_held)]
+    held_y = [e["gold"] for e in gloss_held]
+
+    items = unseen_relation_items(Workspace(args.data), read_relations(shipped_folder), 30)
+    readings = {}
+    for folder in (gloss_folder, shipped_folder):
+        path = CACHE / "exp" / "unseen_relations" / f"{reader_fingerprint(folder)}-30.jsonl"
+        readings[folder] = {r["id"]: r["history"][-1] for r in map(json.loads, path.open())}
+    relations = sorted({item.triple.predicate_id for item, _ in items})
+    fold = {r: i % 2 for i, r in enumerate(relations)}
+    never = [(features(readings[gloss_folder][i.id], readings[shipped_folder][i.id]), i.label,
+              fold[i.triple.predicate_id]) for i, _ in items]
+
+    def fit(x: list, y: list, columns: list[int]):
+        model = LogisticRegression(C=1e4, max_iter=2000).fit(np.array(x)[:, columns], y)
+        p = model.predict_proba(np.array(x)[:, columns])[:, 1]
+        at = max(sorted(set(np.round(p, 4))), key=lambda t: score(y, [q >= t for q in p]).macro_f1)
+        return model, at
+
+    def judge(model, at, x: list, columns: list[int]) -> tuple[list[bool], list[float]]:
+        p = model.predict_proba(np.array(x)[:, columns])[:, 1]
+        return [bool(q >= at) for q in p], list(p)
+
+    test = {}
+    for split in SPLITS:
+        routed = [json.loads(line) for line in (CACHE / "runs" / args.routed / f"agentkgv.{split}.jsonl").open()]
+        shipped = {r["id"]: r for r in map(json.loads, (CACHE / "runs" / args.one_reader / f"agentkgv.{split}.jsonl").open())}
+        test[split] = [(r, features(r["reading"], shipped[r["id"]]["reading"])) for r in routed]
+
+    judges = {"gloss reader alone": [0, 1, 2], "shipped reader alone": [3, 4, 5], "both readers": [0, 1, 2, 3, 4, 5]}
+    print(f"{'judge':<22} {'fitted on':<36} {'never learned (2-fold)':>22} " + " ".join(f"{s:>15}" for s in SPLITS))
+    for name, columns in judges.items():
+        for fitted_on in ("held-out training", "held-out training + never learned"):
+            verdicts, probabilities, gold = [], [], []
+            for half in (0, 1):
+                extra = [(x, y) for x, y, f in never if f != half] if "never" in fitted_on else []
+                model, at = fit(held_x + [x for x, _ in extra], held_y + [y for _, y in extra], columns)
+                mine = [(x, y) for x, y, f in never if f == half]
+                v, p = judge(model, at, [x for x, _ in mine], columns)
+                verdicts += v
+                probabilities += p
+                gold += [y for _, y in mine]
+            cells = [f"{score(gold, verdicts).macro_f1:.3f} (AUC {roc_auc_score(gold, probabilities):.3f})"]
+            extra = [(x, y) for x, y, _ in never] if "never" in fitted_on else []
+            model, at = fit(held_x + [x for x, _ in extra], held_y + [y for _, y in extra], columns)
+            for split in SPLITS:
+                rows = test[split]
+                rare = [i for i, (r, _) in enumerate(rows) if r["rare_relation"]]
+                v, _ = judge(model, at, [rows[i][1] for i in rare], columns)
+                final = [bool(r["verdict"]) for r, _ in rows]
+                for i, verdict in zip(rare, v):
+                    final[i] = verdict
+                cells.append(f"{score([r['gold'] for r, _ in rows], final).macro_f1:.3f}")
+            print(f"{name:<22} {fitted_on:<36} {cells[0]:>22} " + " ".join(f"{c:>15}" for c in cells[1:]))
+    print("(the test columns: the default's verdicts, with those of the triples its gloss reader judged replaced)")
+
+
+if __name__ == "__main__":
+    main()
