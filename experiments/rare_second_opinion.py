@@ -1,15 +1,16 @@
-"""A second opinion on the gloss reader's best passage (BENCHMARKS.md, *Relations no reader learned*): the
-gloss reader judges a rare relation as the default does (BM25 top-5, the settled rule, up to 3 searches), and
-the shipped reader, which reads a bare claim and rejects property swaps of relations it never learned more
-often, scores only the passage the gloss reader found best: one reader call more per triple. A logistic over
-the gloss reader's three evidence features and that score, with the gloss features alone beside it.
+"""A second opinion on the gloss reader's best passage (BENCHMARKS.md, *Relation glosses*, "Rare relations read
+through retrieval"): the gloss reader judges a rare relation as the default does (BM25 top-5, the settled rule,
+up to 3 searches), and the shipped reader, which reads a bare claim and rejects more property swaps of
+relations it barely learned, scores only the passage the gloss reader found best: one reader call more per
+triple. A logistic over the gloss reader's three evidence features and that score, with the gloss features
+alone beside it.
 
-Fitted on the 2,000 held-out training triples and the TekGen triples of the 41 relations no reader learned
-(`experiments/unseen_relations.py`), two-fold by relation for the never-learned figure; applied to the test
+Fitted on the 2,000 held-out training triples and TekGen's triples of the 41 rare relations
+(`experiments/rare_relations.py`), two-fold by relation for the rare-relation figure; applied to the test
 triples the default's gloss reader judged (the run `--routed` says which), the other verdicts kept as logged.
 Readings are cached under <cache>/exp/second_opinion.
 
-python experiments/rare_second_opinion.py [--routed routed]   (about 10 minutes the first time)
+python experiments/rare_second_opinion.py [--routed routed]   (about 12 minutes the first time)
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def main() -> None:
     from agentkgv.paths import Workspace
     from agentkgv.pipeline import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import held_out_training_items, reader_held_out_share, unseen_relation_items
+    from agentkgv.training import held_out_training_items, reader_held_out_share, rare_relation_items
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--routed", default="routed")
@@ -71,18 +72,18 @@ def main() -> None:
         return {i: (Evidence(**r["evidence"]), r["second"]) for i, r in done.items()}
 
     held = held_out_training_items(ws, reader_held_out_share(gloss_folder), 2000)
-    never = [item for item, _ in unseen_relation_items(ws, read_relations(shipped_folder), 30)]
-    held_read, never_read = read("held_out_training", held), read("never_learned", never)
+    rare = [item for item, _ in rare_relation_items(ws, read_relations(shipped_folder), 30)]
+    held_read, rare_read = read("held_out_training", held), read("rare_relations", rare)
     tests = {}
     for split in SPLITS:
         rows = [json.loads(line) for line in (ws.cache / "runs" / args.routed / f"agentkgv.{split}.jsonl").open()]
-        rare = [LabeledTriple(r["id"], Triple(**r["triple"]), r["gold"]) for r in rows if r["rare_relation"]]
-        tests[split] = (rows, read(split, rare))
+        judged = [LabeledTriple(r["id"], Triple(**r["triple"]), r["gold"]) for r in rows if r["rare_relation"]]
+        tests[split] = (rows, read(split, judged))
 
     def x(reading: tuple[Evidence, float], columns: list[int]) -> list[float]:
         return [[*reading[0].features(), reading[1]][c] for c in columns]
 
-    relations = sorted({i.triple.predicate_id for i in never})
+    relations = sorted({i.triple.predicate_id for i in rare})
     fold = {r: n % 2 for n, r in enumerate(relations)}
 
     def fit(items: list, readings: dict, columns: list[int]):
@@ -93,19 +94,19 @@ def main() -> None:
         return lambda reading: bool(model.predict_proba(np.array([x(reading, columns)]))[0, 1] >= at), \
             lambda reading: float(model.predict_proba(np.array([x(reading, columns)]))[0, 1])
 
-    readings = {**held_read, **never_read}
+    readings = {**held_read, **rare_read}
     judges = {"gloss reader": [0, 1, 2], "gloss reader + second opinion": [0, 1, 2, 3]}
-    print(f"{'judge':<32} {'never learned (2-fold)':>24} " + " ".join(f"{s:>15}" for s in SPLITS))
+    print(f"{'judge':<32} {'rare relations (2-fold)':>24} " + " ".join(f"{s:>15}" for s in SPLITS))
     for name, columns in judges.items():
         verdicts, probabilities, gold = [], [], []
         for half in (0, 1):
-            decide, probability = fit(held + [i for i in never if fold[i.triple.predicate_id] != half], readings, columns)
-            mine = [i for i in never if fold[i.triple.predicate_id] == half]
+            decide, probability = fit(held + [i for i in rare if fold[i.triple.predicate_id] != half], readings, columns)
+            mine = [i for i in rare if fold[i.triple.predicate_id] == half]
             verdicts += [decide(readings[i.id]) for i in mine]
             probabilities += [probability(readings[i.id]) for i in mine]
             gold += [bool(i.label) for i in mine]
         cells = [f"{score(gold, verdicts).macro_f1:.3f} (AUC {roc_auc_score(gold, probabilities):.3f})"]
-        decide, _ = fit(held + never, readings, columns)
+        decide, _ = fit(held + rare, readings, columns)
         for split in SPLITS:
             rows, read_rare = tests[split]
             final = [decide(read_rare[r["id"]]) if r["rare_relation"] else bool(r["verdict"]) for r in rows]

@@ -48,7 +48,8 @@ def main() -> None:
                       json.dumps(record["held_out"]["stage 1 + GRPO"]), by_source(record, "stage 1 + GRPO"),
                       *(["(settled rule on this seed's held-out fifth:", json.dumps(record["held_out"]["settled rule"]) + ")"]
                         if len(args.seed) > 1 else []))
-    print("settled rule:", json.dumps(record["held_out"]["settled rule"]), by_source(record, "settled rule"))
+    if len(args.seed) == 1:  # with several seeds each line above gives the rule on its own held-out fifth
+        print("settled rule:", json.dumps(record["held_out"]["settled rule"]), by_source(record, "settled rule"))
     for floor in args.floor:
         verdicts, searches = [], 0
         for episode in episodes:

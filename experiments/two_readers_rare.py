@@ -1,14 +1,16 @@
-"""Both readers as the judge of rare relations, estimated from readings already made (BENCHMARKS.md, *Relations
-no reader learned*): a logistic over the gloss reader's and the shipped reader's evidence features (six
-numbers), fitted on held-out training triples alone or with the triples of relations no reader learned, then
-applied to the test logs of the triples the gloss reader judged.
+"""Both readers as the judge of rare relations, estimated from readings already made (BENCHMARKS.md, *Relation
+glosses*, "Rare relations read through retrieval"): a logistic over the gloss reader's and the shipped reader's
+evidence features (six numbers), fitted on held-out training triples alone or with TekGen's triples of rare
+relations, then applied to the test logs of the triples the gloss reader judged.
 
 The readings: the two readers' `train-search-policy` episodes of the same 2,000 held-out training triples
-(`--gloss-run` must also hold the relations-never-learned episodes, `configs/search_policy_rare.toml`), and
-`experiments/unseen_relations.py`'s cached readings of those relations by both readers. The never-learned
-figures are two-fold: fitted on one half of those relations' triples (split by relation), measured on the
-other. The test figures pair the default run's log (the gloss reader's evidence) with a one-reader run's (the
-shipped reader's), each read by its own stop rule, so they are an estimate, not a run of such an agent.
+(`--gloss-run` must also hold the rare-relation episodes, `configs/search_policy_rare.toml`), paired by
+position (both runs draw them with `training.held_out_training_items`, in one order), and
+`experiments/rare_relations.py`'s cached readings of the rare relations by both readers. The rare-relation
+figures are two-fold: fitted on the triples of half the relations, measured on the other half. The test figures
+pair the default run's log (the gloss reader's evidence) with a one-reader run's (the shipped reader's). Both are
+the evidence at the agent's stop, while the fit is on evidence after the full budget, and each reader stopped by
+its own rule: an estimate, not a run of such an agent.
 
 python experiments/two_readers_rare.py [--gloss-run search-policy-rare] [--shipped-run search-policy]
     [--routed routed] [--one-reader reader-corpora]   (seconds, once the runs and readings exist)
@@ -35,7 +37,7 @@ def main() -> None:
     from agentkgv.eval.metrics import score
     from agentkgv.paths import Workspace
     from agentkgv.train.search_policy import HELD_OUT_TRAINING
-    from agentkgv.training import unseen_relation_items
+    from agentkgv.training import rare_relation_items
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gloss-run", default="search-policy-rare")
@@ -59,14 +61,14 @@ def main() -> None:
     held_x = [features(g["history"][-1], s["history"][-1]) for g, s in zip(gloss_held, shipped_held)]
     held_y = [e["gold"] for e in gloss_held]
 
-    items = unseen_relation_items(Workspace(args.data), read_relations(shipped_folder), 30)
+    items = rare_relation_items(Workspace(args.data), read_relations(shipped_folder), 30)
     readings = {}
     for folder in (gloss_folder, shipped_folder):
-        path = CACHE / "exp" / "unseen_relations" / f"{reader_fingerprint(folder)}-30.jsonl"
+        path = CACHE / "exp" / "rare_relations" / f"{reader_fingerprint(folder)}-30.jsonl"
         readings[folder] = {r["id"]: r["history"][-1] for r in map(json.loads, path.open())}
     relations = sorted({item.triple.predicate_id for item, _ in items})
     fold = {r: i % 2 for i, r in enumerate(relations)}
-    never = [(features(readings[gloss_folder][i.id], readings[shipped_folder][i.id]), i.label,
+    rare = [(features(readings[gloss_folder][i.id], readings[shipped_folder][i.id]), i.label,
               fold[i.triple.predicate_id]) for i, _ in items]
 
     def fit(x: list, y: list, columns: list[int]):
@@ -86,30 +88,30 @@ def main() -> None:
         test[split] = [(r, features(r["reading"], shipped[r["id"]]["reading"])) for r in routed]
 
     judges = {"gloss reader alone": [0, 1, 2], "shipped reader alone": [3, 4, 5], "both readers": [0, 1, 2, 3, 4, 5]}
-    print(f"{'judge':<22} {'fitted on':<36} {'never learned (2-fold)':>22} " + " ".join(f"{s:>15}" for s in SPLITS))
+    print(f"{'judge':<22} {'fitted on':<36} {'rare relations (2-fold)':>23} " + " ".join(f"{s:>15}" for s in SPLITS))
     for name, columns in judges.items():
-        for fitted_on in ("held-out training", "held-out training + never learned"):
+        for fitted_on in ("held-out training", "held-out training + rare relations"):
             verdicts, probabilities, gold = [], [], []
             for half in (0, 1):
-                extra = [(x, y) for x, y, f in never if f != half] if "never" in fitted_on else []
+                extra = [(x, y) for x, y, f in rare if f != half] if "rare" in fitted_on else []
                 model, at = fit(held_x + [x for x, _ in extra], held_y + [y for _, y in extra], columns)
-                mine = [(x, y) for x, y, f in never if f == half]
+                mine = [(x, y) for x, y, f in rare if f == half]
                 v, p = judge(model, at, [x for x, _ in mine], columns)
                 verdicts += v
                 probabilities += p
                 gold += [y for _, y in mine]
             cells = [f"{score(gold, verdicts).macro_f1:.3f} (AUC {roc_auc_score(gold, probabilities):.3f})"]
-            extra = [(x, y) for x, y, _ in never] if "never" in fitted_on else []
+            extra = [(x, y) for x, y, _ in rare] if "rare" in fitted_on else []
             model, at = fit(held_x + [x for x, _ in extra], held_y + [y for _, y in extra], columns)
             for split in SPLITS:
                 rows = test[split]
-                rare = [i for i, (r, _) in enumerate(rows) if r["rare_relation"]]
-                v, _ = judge(model, at, [rows[i][1] for i in rare], columns)
+                judged = [i for i, (r, _) in enumerate(rows) if r["rare_relation"]]
+                v, _ = judge(model, at, [rows[i][1] for i in judged], columns)
                 final = [bool(r["verdict"]) for r, _ in rows]
-                for i, verdict in zip(rare, v):
+                for i, verdict in zip(judged, v):
                     final[i] = verdict
                 cells.append(f"{score([r['gold'] for r, _ in rows], final).macro_f1:.3f}")
-            print(f"{name:<22} {fitted_on:<36} {cells[0]:>22} " + " ".join(f"{c:>15}" for c in cells[1:]))
+            print(f"{name:<22} {fitted_on:<36} {cells[0]:>23} " + " ".join(f"{c:>15}" for c in cells[1:]))
     print("(the test columns: the default's verdicts, with those of the triples its gloss reader judged replaced)")
 
 

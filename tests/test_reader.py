@@ -271,16 +271,16 @@ def test_tekgen_pairs_hold_out_whole_relations_and_state_no_negative():
         assert said == (p.label == 1.0), p
 
 
-def test_unseen_relation_pairs_hold_only_relations_the_reader_barely_learned():
+def test_rare_relation_pairs_hold_only_relations_the_reader_barely_learned():
     import random
 
     from agentkgv.data.predicates import load_predicates
-    from agentkgv.train.reader_corpora import unseen_relation_pairs
+    from agentkgv.train.reader_corpora import rare_relation_pairs
 
     data = data_dir()
     labels = {pid: info.label for pid, info in load_predicates(data).items()}
     learned = {"P136": 500, "P577": 9, "P50": 10}  # a genre learned well, a date barely, an author just enough
-    pairs = unseen_relation_pairs(data, labels, {"P31"}, learned, 10, random.Random(0), per_relation=5)
+    pairs = rare_relation_pairs(data, labels, {"P31"}, learned, 10, random.Random(0), per_relation=5)
     relations = {p.triple.predicate_id for p in pairs}
     assert "P577" in relations and not relations & {"P136", "P50", "P31"}
     assert {p.kind for p in pairs} == {"evidence", "relation_swap", "co_mention", "other_subject"}

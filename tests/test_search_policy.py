@@ -15,7 +15,7 @@ from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
 from agentkgv.train.grpo_math import group_advantages, grpo_loss
-from agentkgv.train.search_policy import (HELD_OUT_TRAINING, UNSEEN_RELATIONS, Episode, SearchPolicySettings,
+from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings,
                                           decision_logps, evaluate, rollout, train_search_policy)
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
@@ -88,17 +88,17 @@ def test_grpo_searches_again_only_where_a_second_search_can_settle_the_triple(tm
 
 
 def test_held_out_figures_are_given_for_each_kind_of_episode(tmp_path):
-    """Episodes of held-out training triples and of relations the reader never learned are measured apart as
+    """Episodes of held-out training triples and of the relations the reader barely learned are measured apart as
     well as together: a policy for the reader of rare relations is judged on the relations it will meet."""
     found, nothing = Evidence(3.0, True, 3.0), Evidence(-3.0, False, -10.0)
     episodes = [Episode((found,) * 3, True, 3, HELD_OUT_TRAINING) if i % 2 else
-                Episode((nothing,) * 3, False, 3, UNSEEN_RELATIONS) for i in range(100)]
+                Episode((nothing,) * 3, False, 3, RARE_RELATIONS) for i in range(100)]
     record = train_search_policy(episodes, CALIBRATION, tmp_path, SearchPolicySettings(steps=2, triples_per_step=8))
     by_source = record["held_out_by_source"]
-    assert set(by_source) == {HELD_OUT_TRAINING, UNSEEN_RELATIONS}
+    assert set(by_source) == {HELD_OUT_TRAINING, RARE_RELATIONS}
     # The rule stops at once on the settled ones and reads to the budget on the others.
     assert by_source[HELD_OUT_TRAINING]["settled rule"] == {"macro_f1": 0.5, "searches": 1.0}
-    assert by_source[UNSEEN_RELATIONS]["settled rule"]["searches"] == 3.0
+    assert by_source[RARE_RELATIONS]["settled rule"]["searches"] == 3.0
     assert 1.0 < record["held_out"]["settled rule"]["searches"] < 3.0
 
 

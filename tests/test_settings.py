@@ -13,12 +13,13 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.settings import Settings
 from agentkgv.train.grpo import GRPOSettings
 from agentkgv.train.reader import ReaderSettings
+from agentkgv.train.search_policy import SearchPolicySettings
 from agentkgv.train.sft import SFTSettings
 from agentkgv.train.teacher import TeacherConfig
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 KINDS = {"eval": RunConfig, "ircot": RunConfig, "llm": RunConfig, "sft": SFTSettings, "grpo": GRPOSettings,
-         "reader": ReaderSettings}
+         "reader": ReaderSettings, "search": SearchPolicySettings}
 SHIPPED = [(path, KINDS[path.name.split("_")[0]]) for path in sorted(CONFIGS.glob("*.toml"))]
 BENCHMARK_TOML = resources.files("agentkgv.configs").joinpath("benchmark.toml").read_text()
 

@@ -13,6 +13,7 @@ from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import gloss_table, load_predicates
+from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.text import label_key
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.llm.factory import build_llm
@@ -129,30 +130,36 @@ def taken_entity_pairs(ws: Workspace, forbidden: tuple[set, set, set[str]]) -> s
                            for e in load_split(ws.benchmark, split)}
 
 
-def names_a_pair_of(triple, taken: set[tuple[str, str]]) -> bool:
+def names_a_pair_of(triple: Triple, taken: set[tuple[str, str]]) -> bool:
     """Whether the triple's entities, by any of their names and in either order, form a pair of `taken`."""
     names = [(label_key(a), label_key(b)) for a in triple.subject_names for b in triple.object_names]
     return any(n in taken or n[::-1] in taken for n in names)
 
 
-def unseen_relation_items(ws: Workspace, learned: dict[str, int], per_relation: int, seed: int = 13) -> list[tuple]:
-    """(triple, kind) for TekGen triples of the relations learned fewer than `rare_below` facts of (`learned`:
-    a reader's relations.json; train/reader_corpora.unseen_relation_pairs), none about a test-split or
-    FactBench entity pair: the relations a reader of rare relations judges, each negative with its kind."""
+def rare_relation_items(ws: Workspace, learned: dict[str, int], per_relation: int) -> list[tuple[LabeledTriple, str]]:
+    """(triple, kind) for TekGen triples of the relations learned from fewer than `rare_below` facts (`learned`:
+    a reader's relations.json; train/reader_corpora.rare_relation_pairs), none about a test-split or
+    FactBench entity pair: the relations a reader of rare relations judges, each negative with its kind. A
+    fixed draw; an id names its triple, so readings cached by id stay with their triple whatever is drawn."""
+    import hashlib
     import random
 
     from agentkgv.agent.reading import ReadingConfig
-    from agentkgv.data.records import LabeledTriple
-    from agentkgv.train.reader_corpora import unseen_relation_pairs
+    from agentkgv.train.reader_corpora import rare_relation_pairs
 
     taken = taken_entity_pairs(ws, reader_forbidden(ws))
-    pairs = [p for p in unseen_relation_pairs(ws.data, relation_labels(ws), benchmark_relations_excluded(),
-                                              learned, ReadingConfig().rare_below, random.Random(seed),
-                                              per_relation) if not names_a_pair_of(p.triple, taken)]
-    return [(LabeledTriple(f"unseen-relation:{i}", p.triple, p.label > 0.5), p.kind) for i, p in enumerate(pairs)]
+    pairs = [p for p in rare_relation_pairs(ws.data, relation_labels(ws), benchmark_relations_excluded(),
+                                            learned, ReadingConfig().rare_below, random.Random(13), per_relation)
+             if not names_a_pair_of(p.triple, taken)]
+
+    def name(t: Triple) -> str:
+        key = f"{label_key(t.subject)}|{t.predicate_id}|{label_key(t.object)}"
+        return f"rare-relation:{t.predicate_id}:{hashlib.sha1(key.encode()).hexdigest()[:12]}"
+
+    return [(LabeledTriple(name(p.triple), p.triple, p.label > 0.5), p.kind) for p in pairs]
 
 
-def held_out_training_items(ws: Workspace, held_out_share: float, count: int) -> list:
+def held_out_training_items(ws: Workspace, held_out_share: float, count: int) -> list[LabeledTriple]:
     """A fixed balanced draw of `count` training triples of the subjects a reader trained with
     `held_out_share` never saw (its calibration is fitted on them), none of them a FactBench entity pair."""
     from agentkgv.train.reader_data import held_out
@@ -244,7 +251,7 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     from agentkgv.agent.reader import CrossEncoderReader, reader_folder
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.search_policy import HELD_OUT_TRAINING, UNSEEN_RELATIONS, Episode, SearchPolicySettings
+    from agentkgv.train.search_policy import HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings
     from agentkgv.train.search_policy import train_search_policy as train
 
     settings = SearchPolicySettings.load(settings_path)
@@ -252,16 +259,15 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
     path = run_dir / "episodes.jsonl"
     pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
-              "unseen_relations_per_relation": settings.unseen_relations_per_relation}
+              "rare_relations_per_relation": settings.rare_relations_per_relation}
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()
             and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
         ensure_benchmark(ws, hooks)
         items = [(item, HELD_OUT_TRAINING)
                  for item in held_out_training_items(ws, reader_held_out_share(folder), settings.triples)]
-        if settings.unseen_relations_per_relation:
-            items += [(item, UNSEEN_RELATIONS) for item, _ in
-                      unseen_relation_items(ws, read_relations(folder), settings.unseen_relations_per_relation,
-                                            settings.seed)]
+        if settings.rare_relations_per_relation:
+            items += [(item, RARE_RELATIONS) for item, _ in
+                      rare_relation_items(ws, read_relations(folder), settings.rare_relations_per_relation)]
         agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), CrossEncoderReader(folder), None,
                              paraphrases(ws), config)
         episodes = []

@@ -151,12 +151,12 @@ def tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng
     return [p for p, h in zip(pairs, held) if not h], [p for p, h in zip(pairs, held) if h]
 
 
-def unseen_relation_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], learned: Mapping[str, int],
+def rare_relation_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], learned: Mapping[str, int],
                           below: int, rng: random.Random, per_relation: int = 30) -> list[ReaderPair]:
     """TekGen's pairs (true, relation swap, co-mention, other subject) of the relations a reader learned fewer
     than `below` facts of (`learned`: its relations.json), each triple once: what the reader of rare relations
     judges, to be read through retrieval rather than beside its sentence (the sentences are in the corpus).
-    A relation swap here is a property swap on relations the reader never learned."""
+    A relation swap here is a property swap on a relation the reader barely or never learned."""
     seen, pairs = set(), []
     for pair in _tekgen_pairs(data_dir, labels, excluded, rng, per_relation, 0.5):
         t = pair.triple

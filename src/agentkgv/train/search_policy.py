@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # torch is imported inside the functions that train, as elsew
 CHECKPOINT = "checkpoint.pt"
 POLICY_FILE = "stop_policy.json"
 HELD_OUT_TRAINING = "held-out training triples"
-UNSEEN_RELATIONS = "relations the reader never learned"
+RARE_RELATIONS = "TekGen triples of rare relations"
 
 
 class SearchPolicySettings(Settings):
@@ -65,9 +65,9 @@ class SearchPolicySettings(Settings):
     # Held-out training triples read to the full budget for the episodes (a fixed balanced draw).
     triples: int = Field(2000, ge=10)
     # TekGen triples per relation, of the relations the reader learned fewer than `rare_below` facts of, read
-    # through retrieval and added to the episodes (train/reader_corpora.unseen_relation_pairs). For the reader
+    # through retrieval and added to the episodes (train/reader_corpora.rare_relation_pairs). For the reader
     # of rare relations: it judges such relations, not the well-learned ones of the held-out training triples.
-    unseen_relations_per_relation: int = Field(0, ge=0)
+    rare_relations_per_relation: int = Field(0, ge=0)
     seed: int = 13
 
 
@@ -78,7 +78,7 @@ class Episode:
     history: tuple[Evidence, ...]
     gold: bool
     budget: int  # the agent's max_searches (a triple may have fewer distinct queries than that)
-    source: str = HELD_OUT_TRAINING  # which triples: HELD_OUT_TRAINING or UNSEEN_RELATIONS
+    source: str = HELD_OUT_TRAINING  # which triples: HELD_OUT_TRAINING or RARE_RELATIONS
 
 
 def _verdict(calibration: Calibration, evidence: Evidence) -> bool:

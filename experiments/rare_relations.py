@@ -1,19 +1,20 @@
-"""Relations no reader learned, read through retrieval (BENCHMARKS.md, *The evidence reader*): how the agent
-judges a relation it never trained on when it must find the evidence itself, on training data rather than on
-test_unseen.
+"""Rare relations read through retrieval (BENCHMARKS.md, *Relation glosses*, "Rare relations read through
+retrieval"): how the agent judges a relation its readers learned from fewer than 10 facts, or none, when it
+must find the evidence itself, on training data rather than on test_unseen.
 
-TekGen's triples (train/reader_corpora.unseen_relation_pairs) of the relations none of the named readers
-learned 10 facts of (their `relations.json`; the benchmark's unseen and long-tail relations and their
+TekGen's triples (train/reader_corpora.rare_relation_pairs) of the relations each of the named readers learned
+fewer than 10 facts of (their `relations.json`; the benchmark's unseen and long-tail relations and their
 inverses are never among them): true ones, and three kinds of false one, the pair under another relation
 (`relation_swap`: a property swap), the subject with another object its sentence states (`co_mention`), and
 the claim made of another subject of the relation (`other_subject`). Their sentences are in the corpus. Each
-reader reads every triple to the full search budget (BM25 top-5, the default reading settings) and its
-calibration gives the verdict the settled rule would; the lexical check's verdict is whether a passage of
-the first search names both entities. Readings are cached under <cache>/exp/unseen_relations.
+reader reads every triple as the agent does (BM25 top-5, up to 3 searches, the settled rule) and its
+calibration gives the verdict; AUC and ECE are of P(true) after the full budget, which the rule's verdict
+agrees with (P(true) never falls as passages are added). The lexical check's verdict is whether a passage of
+the first search names both entities. Readings are cached under <cache>/exp/rare_relations.
 
-python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
-    (10-14 minutes a reader for 2,185 triples of 41 relations)
-python experiments/unseen_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
+python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
+    (3-14 minutes a reader for 2,185 triples of 41 relations, by the machine)
+python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
     (the relations a TekGen reader held out: a few hundred triples of 7 relations)
 """
 
@@ -39,7 +40,7 @@ def main() -> None:
     from agentkgv.paths import Workspace
     from agentkgv.pipeline import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import unseen_relation_items
+    from agentkgv.training import rare_relation_items
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
@@ -51,14 +52,14 @@ def main() -> None:
     for folder in args.readers:
         for name, count in read_relations(folder).items():
             learned[name] = max(learned.get(name, 0), count)
-    items = unseen_relation_items(ws, learned, args.per_relation)
+    items = rare_relation_items(ws, learned, args.per_relation)
     kinds = [kind for _, kind in items]
     gold = [item.label for item, _ in items]
     relations = sorted({item.triple.predicate_id for item, _ in items})
-    print(f"{len(items)} triples of {len(relations)} relations no named reader learned: "
+    print(f"{len(items)} triples of {len(relations)} relations the named readers learned fewer than 10 facts of: "
           + ", ".join(f"{k} {n}" for k, n in sorted(Counter(kinds).items())))
     retriever = retriever_for(ws, RetrieverConfig())
-    cache = ws.cache / "exp" / "unseen_relations"
+    cache = ws.cache / "exp" / "rare_relations"
     cache.mkdir(parents=True, exist_ok=True)
     rows = []
     for folder in args.readers:
