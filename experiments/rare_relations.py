@@ -13,7 +13,7 @@ agrees with (P(true) never falls as passages are added). The lexical check's ver
 the first search names both entities. Readings are cached under <cache>/exp/rare_relations.
 
 python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
-    (3-14 minutes a reader for 2,185 triples of 41 relations, by the machine)
+    (2,185 triples of 41 relations: 3-5 minutes a reader on an Intel Xeon with AMX, about 10 on an AMD EPYC)
 python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
     (the relations a TekGen reader held out: a few hundred triples of 7 relations)
 """
