@@ -33,11 +33,10 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.data.benchmark import BenchmarkConfig
-    from agentkgv.data.predicates import load_predicates
+    from agentkgv.paths import Workspace
     from agentkgv.train.reader import ReaderSettings
     from agentkgv.train.reader_corpora import tekgen_pairs
-    from agentkgv.train.reader_data import INVERSES
+    from agentkgv.training import benchmark_relations_excluded, relation_labels
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
@@ -47,10 +46,8 @@ def main() -> None:
     if args.other_subject:
         return other_subject(args.readers, args.data)
     settings = ReaderSettings()
-    regimes = BenchmarkConfig.load().regimes
-    excluded = {p for r in (*regimes.unseen, *regimes.long_tail) for p in (r, INVERSES.get(r)) if p}
-    labels = {pid: info.label for pid, info in load_predicates(args.data).items()}
-    _, pairs = tekgen_pairs(args.data, labels, excluded, random.Random(settings.seed), PER_RELATION,
+    labels = relation_labels(Workspace(args.data))
+    _, pairs = tekgen_pairs(args.data, labels, benchmark_relations_excluded(), random.Random(settings.seed), PER_RELATION,
                             settings.corpus_swap_share, settings.held_out_share)
     learned = set()
     for folder in args.readers:

@@ -152,7 +152,7 @@ def tekgen_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], rng
 
 
 def rare_relation_pairs(data_dir: Path, labels: dict[str, str], excluded: set[str], learned: Mapping[str, int],
-                          below: int, rng: random.Random, per_relation: int = 30) -> list[ReaderPair]:
+                        below: int, rng: random.Random, per_relation: int = 30) -> list[ReaderPair]:
     """TekGen's pairs (true, relation swap, co-mention, other subject) of the relations a reader learned fewer
     than `below` facts of (`learned`: its relations.json), each triple once: what the reader of rare relations
     judges, to be read through retrieval rather than beside its sentence (the sentences are in the corpus).
