@@ -5,12 +5,14 @@ scores each triple's best passage again with its predicate replaced by each of `
 two-fold on those triples (fit on one half, score the other), the shipped calibration's three features with
 and without the contrast (own score minus the best / the mean of the others) and a few more aggregates.
 
-    python experiments/relation_contrast.py [--reader FOLDER] [--triples 2000]
+    python experiments/relation_contrast.py [--reader FOLDER] [--triples 2000] [--runs RUN [--rare]]
+    (the readings are cached under <cache>/exp/relation_contrast)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -51,7 +53,7 @@ def read_held_out(reader_dir, count: int) -> list[dict]:
             alternatives = [a for a in ALTERNATIVES if a != r.item.triple.predicate]
             if ranked:
                 hit = ranked[0][0]
-                asks += [(replace(r.item.triple, predicate=a), hit.passage.text, hit.passage.title) for a in alternatives]
+                asks += [(replace(r.item.triple, predicate=a, predicate_id=None), hit.passage.text, hit.passage.title) for a in alternatives]
             rows.append({"label": r.item.label, "features": r.evidence.features(), "scores": [s for _, s in ranked],
                          "alternatives": len(alternatives) if ranked else 0})
         scores = iter(reader.score(asks))
@@ -90,15 +92,76 @@ def two_fold(rows: list[dict], kind: str) -> tuple[float, float]:
     return tuple(np.mean(results, axis=0))
 
 
+def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
+    """Re-decides the run's triples this reader judged (its rare relations, when it is the gloss reader) from
+    their logged evidence, with a logistic fitted on all the held-out rows with and without the contrast,
+    each at the threshold that is best there; the best cited passage is the one scored under the
+    alternatives. Both rows are refits, so read the difference between them, not their level."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+
+    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.data.records import Triple
+    from agentkgv.paths import Workspace
+
+    y = np.array([int(r["label"]) for r in rows])
+    models = {}
+    for kind in ("calibration features", "+ contrast"):
+        x = np.array([features(r, kind) for r in rows])
+        model = LogisticRegression(C=1e4, max_iter=2000).fit(x, y)
+        p = model.predict_proba(x)[:, 1]
+        models[kind] = (model, max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y, p >= t, average="macro")))
+    reader = CrossEncoderReader(reader_dir)
+    for log in sorted((Workspace().cache / "runs" / run).glob("agentkgv.*.jsonl")):
+        logged = [json.loads(line) for line in log.read_text().splitlines()]
+        mine = [r for r in logged if bool(r.get("rare_relation")) == rare]
+        asks, counts = [], []
+        for r in mine:
+            triple = Triple(**r["triple"])
+            alternatives = [a for a in ALTERNATIVES if a != triple.predicate] if r["evidence"] else []
+            best = r["evidence"][0] if r["evidence"] else None
+            asks += [(replace(triple, predicate=a, predicate_id=None), best["text"], best["title"]) for a in alternatives]
+            counts.append(len(alternatives))
+        scores, at = reader.score(asks), 0
+        decided = {}
+        for r, n in zip(mine, counts):
+            e = r["reading"]
+            row = {"features": (e["support"], float(e["named_both"]), e["named_support"]), "scores": [e["support"]],
+                   "others": [float(s) for s in scores[at:at + n]]}
+            at += n
+            decided[r["id"]] = {k: m.predict_proba([features(row, k)])[0, 1] >= t for k, (m, t) in models.items()}
+        gold = [r["gold"] for r in logged]
+        line = [f"{log.stem.split('.')[-1]} ({len(mine)} of {len(logged)} re-decided):",
+                f"logged {f1_score(gold, [bool(r['verdict']) for r in logged], average='macro'):.3f}"]
+        for kind in models:
+            verdicts = [decided[r["id"]][kind] if r["id"] in decided else bool(r["verdict"]) for r in logged]
+            line.append(f"{kind} {f1_score(gold, verdicts, average='macro'):.3f}")
+        print("  ".join(line), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", default=None, help="reader folder (default: the shipped one)")
     parser.add_argument("--triples", type=int, default=2000)
+    parser.add_argument("--runs", default=None, help="a run name: re-decide its logged test triples this reader "
+                                                     "judged with the held-out fits, with and without the contrast")
+    parser.add_argument("--rare", action="store_true", help="the reader is the run's judge of rare relations")
     args = parser.parse_args()
-    rows = read_held_out(args.reader, args.triples)
-    for kind in ("calibration features", "+ contrast", "+ contrast + more"):
+    from agentkgv.agent.reader import reader_fingerprint
+    from agentkgv.paths import Workspace
+
+    path = Workspace().cache / "exp" / "relation_contrast" / f"{reader_fingerprint(args.reader)}-{args.triples}.jsonl"
+    if path.exists():
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+    else:
+        rows = read_held_out(args.reader, args.triples)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for kind in ("calibration features", "+ contrast", "+ more", "+ contrast + more"):
         f1, auc = two_fold(rows, kind)
         print(f"{kind:24} macro-F1 {f1:.4f}  AUC {auc:.4f}")
+    if args.runs:
+        on_runs(rows, args.reader, args.runs, args.rare)
 
 
 if __name__ == "__main__":
