@@ -35,14 +35,14 @@ ALTERNATIVES = ("P17", "P131", "P27", "P106", "P19", "P20", "P31", "P495", "P54"
 
 def read_rare(ws, folder: Path, per_relation: int) -> list[dict]:
     """Each rare-relation triple read to the full budget: its kind, label, evidence and best passage."""
-    from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint, reader_view
+    from agentkgv.agent.reader import (CrossEncoderReader, read_relations, reader_fingerprint, reader_view,
+                                       shipped_reader_dir)
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.pipeline import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
     from agentkgv.training import rare_relation_items
 
-    shipped = Path("src/agentkgv/agent/readers/minilm-kgv")
-    items = rare_relation_items(ws, read_relations(shipped), per_relation)
+    items = rare_relation_items(ws, read_relations(shipped_reader_dir()), per_relation)
     path = ws.cache / "exp" / "contrast_rare" / f"{reader_fingerprint(folder)}-{per_relation}-read.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"]: r for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}

@@ -101,7 +101,7 @@ def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
     from sklearn.metrics import f1_score
 
     from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.data.records import Triple
+    from agentkgv.eval.runner import load_run
     from agentkgv.paths import Workspace
 
     y = np.array([int(r["label"]) for r in rows])
@@ -113,28 +113,26 @@ def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
         models[kind] = (model, max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y, p >= t, average="macro")))
     reader = CrossEncoderReader(reader_dir)
     for log in sorted((Workspace().cache / "runs" / run).glob("agentkgv.*.jsonl")):
-        logged = [json.loads(line) for line in log.read_text().splitlines()]
-        mine = [r for r in logged if bool(r.get("rare_relation")) == rare]
+        logged = list(load_run(log).values())
+        mine = [v for v in logged if v.rare_relation == rare]
         asks, counts = [], []
-        for r in mine:
-            triple = Triple(**r["triple"])
-            alternatives = [a for a in ALTERNATIVES if a != triple.predicate] if r["evidence"] else []
-            best = r["evidence"][0] if r["evidence"] else None
-            asks += [(replace(triple, predicate=a, predicate_id=None), best["text"], best["title"]) for a in alternatives]
+        for v in mine:
+            alternatives = [a for a in ALTERNATIVES if a != v.triple.predicate] if v.evidence else []
+            asks += [(replace(v.triple, predicate=a, predicate_id=None), v.evidence[0].text, v.evidence[0].title)
+                     for a in alternatives]
             counts.append(len(alternatives))
         scores, at = reader.score(asks), 0
         decided = {}
-        for r, n in zip(mine, counts):
-            e = r["reading"]
-            row = {"features": (e["support"], float(e["named_both"]), e["named_support"]), "scores": [e["support"]],
+        for v, n in zip(mine, counts):
+            row = {"features": v.reading.features(), "scores": [v.reading.support],
                    "others": [float(s) for s in scores[at:at + n]]}
             at += n
-            decided[r["id"]] = {k: m.predict_proba([features(row, k)])[0, 1] >= t for k, (m, t) in models.items()}
-        gold = [r["gold"] for r in logged]
+            decided[v.id] = {k: m.predict_proba([features(row, k)])[0, 1] >= t for k, (m, t) in models.items()}
+        gold = [v.gold for v in logged]
         line = [f"{log.stem.split('.')[-1]} ({len(mine)} of {len(logged)} re-decided):",
-                f"logged {f1_score(gold, [bool(r['verdict']) for r in logged], average='macro'):.3f}"]
+                f"logged {f1_score(gold, [bool(v.verdict) for v in logged], average='macro'):.3f}"]
         for kind in models:
-            verdicts = [decided[r["id"]][kind] if r["id"] in decided else bool(r["verdict"]) for r in logged]
+            verdicts = [decided[v.id][kind] if v.id in decided else bool(v.verdict) for v in logged]
             line.append(f"{kind} {f1_score(gold, verdicts, average='macro'):.3f}")
         print("  ".join(line), flush=True)
 
