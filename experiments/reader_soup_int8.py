@@ -27,7 +27,7 @@ def main() -> None:
     from safetensors.torch import load_file
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.reader import FROZEN_PREFIX, WEIGHTS_FILE, CrossEncoderReader
+    from agentkgv.agent.reader import WEIGHTS_FILE, CrossEncoderReader, frozen
     from agentkgv.data.records import Triple
 
     torch.set_num_threads(2)  # the project's CPU; pairs/s compare fp32 and int8 only on an otherwise idle machine
@@ -59,7 +59,7 @@ def main() -> None:
     measure("gloss reader, bare claims", gloss)
     a, b = (load_file(str(TRAIN / run / "reader" / WEIGHTS_FILE)) for run in (args.default, args.gloss))
     missing, unexpected = gloss.model.model.load_state_dict({k: (a[k].float() + b[k].float()) / 2 for k in a}, strict=False)
-    assert not unexpected and all(k.startswith(FROZEN_PREFIX) for k in missing), (missing, unexpected)
+    assert not unexpected and all(frozen(k) for k in missing), (missing, unexpected)
     measure("soup of the two, bare claims", gloss)
     gloss.glosses = glosses
     measure("soup of the two, glosses in claims", gloss)
