@@ -96,6 +96,13 @@ def main() -> None:
         print(f"{name:<48} {score(gold, verdicts).macro_f1:8.3f} {auc} {ece} {searches:8.2f}  "
               + "  ".join(f"{a:14.3f}" for a in accuracy))
     print("(per kind: the share judged right; evidence = true triples accepted)")
+    if len(args.readers) >= 2:  # an estimate of a two-reader judge: the mean of the first two readers' logits
+        logit = lambda p: np.log(np.clip(p, 1e-4, 1 - 1e-4) / (1 - np.clip(p, 1e-4, 1 - 1e-4)))  # noqa: E731
+        mean = logit(np.array(rows[0][2])) + logit(np.array(rows[1][2]))
+        swaps = np.array([k in ("evidence", "relation_swap") for k in kinds])
+        print(f"mean of the first two readers' P(true) logits: AUC {roc_auc_score(gold, mean):.3f}, true triples "
+              f"against property swaps {roc_auc_score(np.array(gold)[swaps], mean[swaps]):.3f} (each reader: "
+              + ", ".join(f"{roc_auc_score(np.array(gold)[swaps], np.array(r[2])[swaps]):.3f}" for r in rows[:2]) + ")")
 
 
 if __name__ == "__main__":
