@@ -8,7 +8,6 @@ python experiments/two_reader_mean.py routed routed-mpnet   (seconds)
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
 
