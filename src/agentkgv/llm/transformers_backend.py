@@ -16,6 +16,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
 from transformers import GenerationConfig as HFGenerationConfig
 
+from agentkgv.cpu import native_bf16
 from agentkgv.llm.base import Completion, GenerationConfig, JsonSchema, Prompt, Schemas, per_prompt
 from agentkgv.llm.embedded import DEFAULT_MODEL, adapter_fingerprint, resolve_adapter, resolve_model_path
 
@@ -23,16 +24,6 @@ from agentkgv.llm.embedded import DEFAULT_MODEL, adapter_fingerprint, resolve_ad
 TOP_ALTERNATIVES = 8
 # A shorter shared prefix saves less than the extra forward call costs.
 MIN_SHARED_PREFIX = 16
-
-
-def native_bf16() -> bool:
-    """Whether the CPU multiplies bf16 in hardware (avx512_bf16 or AMX), where bf16 is ~3x faster than fp32.
-    Elsewhere bf16 is emulated: on an AVX2-only EPYC its matmuls ran 9x slower than fp32."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def torch_dtype(name: str) -> torch.dtype:
