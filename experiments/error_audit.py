@@ -96,10 +96,10 @@ def errors(run: str, split: str) -> dict[str, dict]:
     return {r["id"]: r for r in rows if (r["verdict"] is True) != r["gold"]}
 
 
-def drawn(split: str) -> list[dict]:
+def drawn(routed: dict[str, dict]) -> list[dict]:
     """The audited draw: fixed by the `routed` run's errors and the seed."""
     random.seed(SEED)
-    return random.sample(list(errors("routed", split).values()), DRAW)
+    return random.sample(list(routed.values()), DRAW)
 
 
 def main() -> None:
@@ -107,7 +107,8 @@ def main() -> None:
     parser.add_argument("--run", help="another eval run of the reader agent: which audited errors it still makes")
     args = parser.parse_args()
     for split in SPLITS:
-        draw = drawn(split)
+        routed = errors("routed", split)
+        draw = drawn(routed)
         still = errors(args.run, split) if args.run else None
         tally, kept = Counter(), Counter()
         for record in draw:
@@ -117,8 +118,7 @@ def main() -> None:
             mark = "" if still is None else ("  still wrong" if record["id"] in still else "  fixed")
             print(f"{split}  {'FP' if record['verdict'] else 'FN'}  {cause:<15} {t['subject']} | {t['predicate']} | "
                   f"{t['object']}  (P(true) {record['p_true']:.2f}){mark}")
-        total = len(errors("routed", split))
-        print(f"{split}: {total} errors in routed; the {DRAW} drawn: " + ", ".join(
+        print(f"{split}: {len(routed)} errors in routed; the {DRAW} drawn: " + ", ".join(
             f"{cause} {n}" + (f" ({kept[cause]} still wrong in {args.run})" if still is not None else "")
             for cause, n in tally.most_common()) + "\n")
 
