@@ -118,7 +118,7 @@ def test_calibration_is_monotone_and_fitted_thresholds_are_ordered():
         assert all(a <= b for a, b in zip(probabilities, probabilities[1:]))
     # More passages never lower P(true): adding one to the evidence can only raise it.
     base = Evidence(0.5, False, -10.0)
-    assert fitted.probability(base.add(-3.0, True)) >= fitted.probability(base)
+    assert fitted.probability(base.add(-3.0, True, True)) >= fitted.probability(base)
     assert fitted.probability(Evidence()) <= fitted.probability(base)
     assert 0 < fitted.false_at <= fitted.true_at < 1
     assert fitted.fitted_on["ece"] < 0.05

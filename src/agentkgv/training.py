@@ -5,7 +5,7 @@ Each builds what it needs through `pipeline` and writes under <cache>/train/<run
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 
 from agentkgv.agent.reader import read_relations, reader_fingerprint, save_relations
@@ -259,7 +259,8 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
     path = run_dir / "episodes.jsonl"
     pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
-              "rare_relations_per_relation": settings.rare_relations_per_relation}
+              "rare_relations_per_relation": settings.rare_relations_per_relation,
+              "evidence": [f.name for f in fields(Evidence)]}  # episodes read before a field was added lack it
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()
             and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
         ensure_benchmark(ws, hooks)

@@ -34,10 +34,15 @@ class Evidence:
     support: float = NO_SUPPORT  # the reader's best logit over every passage read
     named_both: bool = False  # a passage read names the subject and the object (label or alias)
     named_support: float = NO_SUPPORT  # the best logit among the passages that name both
+    # A passage read names the subject. Not a calibration input (a passage about the subject that never names
+    # the object says nothing of the triple); the stop policy's: a search that found no passage about the
+    # subject leaves the one a rewrite by the subject's name may find.
+    named_subject: bool = False
 
-    def add(self, logit: float, names_both: bool) -> Evidence:
+    def add(self, logit: float, names_both: bool, names_subject: bool) -> Evidence:
         return Evidence(max(self.support, logit), self.named_both or names_both,
-                        max(self.named_support, logit) if names_both else self.named_support)
+                        max(self.named_support, logit) if names_both else self.named_support,
+                        self.named_subject or names_subject or names_both)
 
     def features(self) -> tuple[float, float, float]:
         return (self.support, float(self.named_both), self.named_support)

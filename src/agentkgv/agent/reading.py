@@ -195,9 +195,9 @@ class ReadingAgent:
             reading.read[hit.passage.id] = (hit, float(score))
             view = reader_view(reading.item.triple, hit.passage.text)
             named = view.has_subject and view.has_object
-            reading.everything = reading.everything.add(float(score), named)
+            reading.everything = reading.everything.add(float(score), named, view.has_subject)
             if not self.config.distrusts(hit.passage.source):
-                reading.evidence = reading.evidence.add(float(score), named)
+                reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
         for reading in active:
             e = reading.evidence
             reading.history.append(e)

@@ -5,12 +5,15 @@ and `rare_stop_policy` (the reader of rare relations):
 - `SettledRule` (the default): stop once the evidence makes the triple true, since more passages could
   only raise P(true); otherwise search until the budget is spent.
 - `LearnedStop`: a logistic policy over the state after a search (P(true), whether it settles the triple
-  true, the evidence features, the searches made), trained in two stages by `agentkgv train-search-policy`
-  (train/search_policy.py): cloned from the rule's successful trajectories, then trajectory-level GRPO with
+  true, the evidence features, whether a passage read names the subject, the searches made), trained in
+  two stages by `agentkgv train-search-policy` (train/search_policy.py): cloned from the rule's successful trajectories, then trajectory-level GRPO with
   the paper's reward, correct verdicts minus a penalty per search after the first. It learns where a
   further search rarely changes the verdict, and stops there. The settled flag is the rule's own decision,
   which P(true) alone cannot give a logistic policy: with both it can stop at either end (settled true, or
-  so little support that no rewrite is likely to find more) and search again only in between.
+  so little support that no rewrite is likely to find more) and search again only in between. Whether a
+  passage about the subject was read tells it where "in between" a rewrite can still find something: the
+  later searches that change a verdict are nearly all ones after a first search that read no passage
+  naming the subject (BENCHMARKS.md, *The search policy*).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.data.errors import DataError
 
-FEATURES = ("bias", "p_true", "settled", "named_both", "support", "named_support", "searches")
+FEATURES = ("bias", "p_true", "settled", "named_both", "support", "named_support", "named_subject", "searches")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +48,7 @@ class SearchState:
         clip = lambda logit: max(logit, NO_SUPPORT) / -NO_SUPPORT  # noqa: E731
         return np.array([1.0, self.p_true, float(self.settled), float(self.evidence.named_both),
                          clip(self.evidence.support), clip(self.evidence.named_support),
-                         self.searches / self.max_searches], dtype=np.float64)
+                         float(self.evidence.named_subject), self.searches / self.max_searches], dtype=np.float64)
 
     @staticmethod
     def of(calibration: Calibration, evidence: Evidence, searches: int, max_searches: int) -> SearchState:
