@@ -21,12 +21,11 @@ from pathlib import Path
 
 
 def main() -> None:
-    from agentkgv.agent.calibration import Calibration, Evidence
+    from agentkgv.agent.calibration import Calibration
     from agentkgv.agent.reader import reader_folder
     from agentkgv.agent.stopping import SearchState
-    from agentkgv.data.jsonl import read_jsonl
     from agentkgv.eval.metrics import score
-    from agentkgv.train.search_policy import Episode, SearchPolicySettings, train_search_policy
+    from agentkgv.train.search_policy import SearchPolicySettings, read_episodes, train_search_policy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="search-policy")
@@ -39,8 +38,7 @@ def main() -> None:
     parser.add_argument("--triples-per-step", type=int, default=None, help="episodes per step (default: the recipe's)")
     args = parser.parse_args()
     calibration = Calibration.read(reader_folder(args.reader))
-    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"], r["source"])
-                for _, r in read_jsonl(Path(".cache/train") / args.run / "episodes.jsonl")]
+    episodes = read_episodes(Path(".cache/train") / args.run / "episodes.jsonl")
     sizes = {k: v for k, v in (("group_size", args.group_size), ("triples_per_step", args.triples_per_step)) if v}
     for scale in (False,) if args.centered_only else (True, False):
         for alpha in args.alpha:

@@ -42,6 +42,9 @@ def main() -> None:
     for split in SPLITS:
         rule, one, policy = (records(run, split) for run in (rule_run, one_run, policy_run))
         later = [k for k in rule if rule[k]["verdict"] != one[k]["verdict"]]
+        if not later:
+            print(f"{split}: the later searches decide no verdict")
+            continue
         right = [k for k in later if rule[k]["verdict"] == rule[k]["gold"]]
         wrong = [k for k in later if k not in right]
         low, high = min(one[k]["p_true"] for k in later), max(one[k]["p_true"] for k in later)
@@ -73,22 +76,23 @@ def _first_search_texts(run: dict[str, dict], ids: list[str]) -> dict[str, list[
 def episodes(runs: list[str]) -> None:
     from collections import Counter
 
-    from agentkgv.agent.calibration import Calibration, Evidence, Outcome
+    from agentkgv.agent.calibration import Calibration, Outcome
     from agentkgv.agent.reader import SHIPPED_GLOSS_READER, reader_fingerprint, reader_folder
+    from agentkgv.train.search_policy import read_episodes
 
     shipped = (reader_folder(None), reader_folder(None, SHIPPED_GLOSS_READER))
     for run in runs:
         record = json.loads((TRAIN / run / "stop_policy.json").read_text())
-        folder = next(f for f in shipped if reader_fingerprint(f) == record["reader"])
+        folder = next((f for f in shipped if reader_fingerprint(f) == record["reader"]), None)
+        if folder is None:
+            raise SystemExit(f"{run}: its policy was trained for reader {record['reader']}, neither shipped reader")
         calibration = Calibration.read(folder)
         tally: Counter = Counter()
-        with open(TRAIN / run / "episodes.jsonl") as lines:
-            for episode in map(json.loads, lines):
-                history = [Evidence(**h) for h in episode["history"]]
-                true = [calibration.outcome(calibration.probability(h)) is Outcome.TRUE for h in history]
-                if not true[0]:
-                    later = any(true[1:])
-                    tally[(history[0].named_subject, later, later == episode["gold"])] += 1
+        for episode in read_episodes(TRAIN / run / "episodes.jsonl"):
+            true = [calibration.outcome(calibration.probability(h)) is Outcome.TRUE for h in episode.history]
+            if not true[0]:
+                later = any(true[1:])
+                tally[(episode.history[0].named_subject, later, later == episode.gold)] += 1
         for subject in (False, True):
             decided = tally[(subject, True, True)] + tally[(subject, True, False)]
             unsettled = decided + tally[(subject, False, True)] + tally[(subject, False, False)]

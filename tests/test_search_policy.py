@@ -16,7 +16,8 @@ from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledR
 from agentkgv.data.errors import DataError
 from agentkgv.train.grpo_math import group_advantages, grpo_loss
 from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings,
-                                          decision_logps, evaluate, rollout, train_search_policy)
+                                          decision_logps, evaluate, read_episodes, rollout, train_search_policy,
+                                          write_episodes)
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
 ALWAYS_STOP = np.array([30.0] + [0.0] * (len(FEATURES) - 1))
@@ -103,6 +104,21 @@ def test_grpo_searches_again_where_no_passage_about_the_subject_was_read(tmp_pat
     assert grpo["macro_f1"] == 1.0 and grpo["searches"] <= 1.35
 
 
+def test_the_subject_once_read_stays_read_and_old_episodes_are_refused(tmp_path):
+    about = Evidence().add(-2.0, False, True)
+    assert about.named_subject and not about.named_both
+    assert about.add(-5.0, False, False).named_subject  # a later passage about something else
+    assert not Evidence().add(1.0, False, False).named_subject
+    path = tmp_path / "episodes.jsonl"
+    write_episodes(path, [Episode((about,) * 3, True, 3)])
+    assert read_episodes(path)[0].history[0].named_subject
+    # Read before the field existed: the policy would learn from a feature that is always off.
+    path.write_text(json.dumps({"history": [{"support": 1.0, "named_both": False, "named_support": -10.0}],
+                                "gold": True, "budget": 3, "source": HELD_OUT_TRAINING}) + "\n")
+    with pytest.raises(DataError, match="episodes.jsonl:1.*rerun `agentkgv train-search-policy`"):
+        read_episodes(path)
+
+
 def test_held_out_figures_are_given_for_each_kind_of_episode(tmp_path):
     """Episodes of held-out training triples and of the relations the reader barely learned are measured apart as
     well as together: a policy for the reader of rare relations is judged on the relations it will meet."""
@@ -151,7 +167,7 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     with pytest.raises(DataError, match="weights"):
         LearnedStop.read(path)
     # A policy of an earlier state (without the settled flag) says what it was trained on and how to retrain.
-    earlier = [f for f in FEATURES if f != "settled"]
+    earlier = ["bias", "p_true", "named_both", "support", "named_support", "searches"]
     path.write_text(json.dumps({"features": earlier, "weights": [0.1] * len(earlier), "reader": "r", "budget": 3}))
     with pytest.raises(DataError, match="bias, p_true, named_both.*retrain it with `agentkgv train-search-policy`"):
         LearnedStop.read(path)

@@ -246,12 +246,11 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
                         hooks: Hooks = SILENT) -> dict:
     """Read held-out training triples to the full budget once (the episodes, cached), then train the
     reading agent's stop policy under <cache>/train/<run_name>; resumes from its last checkpoint."""
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.calibration import Calibration
+    from agentkgv.agent.calibration import Calibration, Evidence
     from agentkgv.agent.reader import CrossEncoderReader, reader_folder
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-    from agentkgv.data.jsonl import read_jsonl, write_jsonl
-    from agentkgv.train.search_policy import HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings
+    from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings,
+                                              read_episodes, write_episodes)
     from agentkgv.train.search_policy import train_search_policy as train
 
     settings = SearchPolicySettings.load(settings_path)
@@ -260,7 +259,7 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     path = run_dir / "episodes.jsonl"
     pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
               "rare_relations_per_relation": settings.rare_relations_per_relation,
-              "evidence": [f.name for f in fields(Evidence)]}  # episodes read before a field was added lack it
+              "evidence": [f.name for f in fields(Evidence)]}  # the fields the cached episodes hold
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()
             and json.loads((run_dir / "episodes.settings.json").read_text()) == pinned):
         ensure_benchmark(ws, hooks)
@@ -279,9 +278,6 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
                              for (item, source), r in zip(chunk, agent.run([item for item, _ in chunk]))]
                 advance(len(chunk))
         run_dir.mkdir(parents=True, exist_ok=True)
-        write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget,
-                            "source": e.source} for e in episodes))
+        write_episodes(path, episodes)
         (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
-    episodes = [Episode(tuple(Evidence(**h) for h in r["history"]), r["gold"], r["budget"], r["source"])
-                for _, r in read_jsonl(path)]
-    return train(episodes, calibration, run_dir, settings, pinned["reader"])
+    return train(read_episodes(path), calibration, run_dir, settings, pinned["reader"])

@@ -42,7 +42,7 @@ class Evidence:
     def add(self, logit: float, names_both: bool, names_subject: bool) -> Evidence:
         return Evidence(max(self.support, logit), self.named_both or names_both,
                         max(self.named_support, logit) if names_both else self.named_support,
-                        self.named_subject or names_subject or names_both)
+                        self.named_subject or names_subject)
 
     def features(self) -> tuple[float, float, float]:
         return (self.support, float(self.named_both), self.named_support)

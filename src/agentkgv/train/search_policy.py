@@ -22,7 +22,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,8 @@ from pydantic import Field
 
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.settings import Settings
 from agentkgv.eval.metrics import score
 from agentkgv.train.grpo import plot_log
@@ -82,6 +84,26 @@ class Episode:
     gold: bool
     budget: int  # the agent's max_searches (a triple may have fewer distinct queries than that)
     source: str = HELD_OUT_TRAINING  # which triples: HELD_OUT_TRAINING or RARE_RELATIONS
+
+
+def write_episodes(path: Path, episodes: Sequence[Episode]) -> None:
+    write_jsonl(path, ({"history": [asdict(h) for h in e.history], "gold": e.gold, "budget": e.budget,
+                        "source": e.source} for e in episodes))
+
+
+def read_episodes(path: Path) -> list[Episode]:
+    """Episodes as `write_episodes` wrote them; one read before an evidence field existed is refused, since the
+    policy would learn from a feature that is always off there."""
+    names = {f.name for f in fields(Evidence)}
+    episodes = []
+    for line, record in read_jsonl(path):
+        history = record.get("history") or [{}]
+        if any(set(h) != names for h in history):
+            raise DataError(path, f"episode evidence has fields {', '.join(sorted(history[0]))}, not "
+                                  f"{', '.join(sorted(names))}: delete the file and rerun `agentkgv train-search-policy`",
+                            line, "history")
+        episodes.append(Episode(tuple(Evidence(**h) for h in history), record["gold"], record["budget"], record["source"]))
+    return episodes
 
 
 def _verdict(calibration: Calibration, evidence: Evidence) -> bool:
