@@ -3,11 +3,8 @@
 Each row names a run log folder under `.cache/runs/`, the method's file prefix there, and the triples per split
 it was run on: the full splits for the rows that run at about 1 triple/s or faster on the idle machine, the fixed balanced subset of
 300 (`eval --limit 300`: the first positives of each split's seeded order with their hard negatives, or for
-FactBench-docs the first of each label) for the slower ones, and IRCoT, the slowest, on as much of those as its
-resumable run reached (300 / 300 / 160: the first triples of the subset; its long-tail 300 were logged by an earlier
-run, whose log is gone, so this script shows that split as not run). Two tables: every row on
-its own sample, then every row on the 300-triple subset, where all rows but IRCoT are compared on the same
-triples. A split a row has not finished shows how many triples its log holds.
+FactBench-docs the first of each label) for the slower ones. Two tables: every row on its own sample, then every
+row on the 300-triple subset, where all rows are compared on the same triples. A split a row has not finished shows how many triples its log holds.
 
     python experiments/table1.py            # after the eval runs BENCHMARKS.md lists under *Table 1*
 """
@@ -25,10 +22,10 @@ FULL = None  # a row run on the full splits
 SUBSET = 300
 # (row label, run folder, method prefix, triples per split it was run on: FULL, or one count per split)
 ROWS = (
-    ("Direct LLM", "table1-base", "direct", (300, 300, 300)),
-    ("Single-turn RAG", "table1-base", "single_rag", (300, 300, 300)),
-    # 4,800-7,200 tokens a triple, 9-60 s as logged on a shared CPU: as much of the subset as was run.
-    ("IRCoT", "table1-ircot", "ircot", (300, 300, 160)),
+    ("Direct LLM", "table1-base-full", "direct", FULL),
+    ("Single-turn RAG", "table1-base-full", "single_rag", FULL),
+    # 5,000-7,300 tokens a triple, 8-19 s on the Intel Xeon at batch 16.
+    ("IRCoT", "table1-ircot", "ircot", (300, 300, 300)),
     ("AgentKGV, untrained (LLM judge)", "table1-untrained", "agentkgv", (300, 300, 300)),
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
     ("Lexical check", "lexical-full", "lexical", FULL),
@@ -80,7 +77,7 @@ def main() -> None:
     ws = Workspace()
     print("Each row on its own sample:\n")
     print(table(ws, None))
-    print(f"\nEvery row on the fixed {SUBSET}-triple subset per split (IRCoT: 300 / 300 / 160):\n")
+    print(f"\nEvery row on the fixed {SUBSET}-triple subset per split:\n")
     print(table(ws, SUBSET))
 
 
