@@ -98,8 +98,9 @@ def read_episodes(path: Path) -> list[Episode]:
     episodes = []
     for line, record in read_jsonl(path):
         history = record.get("history") or [{}]
-        if any(set(h) != names for h in history):
-            raise DataError(path, f"episode evidence has fields {', '.join(sorted(history[0]))}, not "
+        stale = next((h for h in history if set(h) != names), None)
+        if stale is not None:
+            raise DataError(path, f"episode evidence has fields {', '.join(sorted(stale))}, not "
                                   f"{', '.join(sorted(names))}: delete the file and rerun `agentkgv train-search-policy`",
                             line, "history")
         episodes.append(Episode(tuple(Evidence(**h) for h in history), record["gold"], record["budget"], record["source"]))
