@@ -3,7 +3,7 @@ keeps (BENCHMARKS.md, *The search policy*: "The same bound on the test splits").
 choose a policy or α.
 
 python experiments/stop_frontier.py [RULE ONE POLICY]   (seconds; the runs default to `routed`, `one-search`
-    and `routed-grpo5`: the default with the rule, with `max_searches = 1`, and with the stop policies)
+    and `routed-grpo6`: the default with the rule, with `max_searches = 1`, and with the stop policies)
 python experiments/stop_frontier.py --episodes [RUN ...]   (the same question on held-out training episodes of
     `train-search-policy` runs, by the reader they were read with; default `search-policy search-policy-gloss`)
 
@@ -38,7 +38,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.episodes:
         return episodes(args.runs or ["search-policy", "search-policy-gloss"])
-    rule_run, one_run, policy_run = args.runs or ["routed", "one-search", "routed-grpo5"]
+    rule_run, one_run, policy_run = args.runs or ["routed", "one-search", "routed-grpo6"]
     for split in SPLITS:
         rule, one, policy = (records(run, split) for run in (rule_run, one_run, policy_run))
         later = [k for k in rule if rule[k]["verdict"] != one[k]["verdict"]]

@@ -30,7 +30,7 @@ ROWS = (
     ("+ SFT (shipped adapter, LLM judge)", "sft-full", "SFT", FULL),
     ("Lexical check", "lexical-full", "lexical", FULL),
     ("Reader agent (default: trained reader judges, rule stop)", "routed", "agentkgv", FULL),
-    ("Reader agent + GRPO stop policies", "routed-grpo5", "agentkgv", FULL),
+    ("Reader agent + GRPO stop policies", "routed-grpo6", "agentkgv", FULL),
     ("One reader for every relation, rule stop", "reader-corpora", "agentkgv", FULL),
 )
 HEADER = ["Method", "Triples / split", "long-tail P-F1 / N-F1 / Macro (95% CI)", "unseen", "FactBench-docs",

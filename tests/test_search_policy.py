@@ -15,7 +15,7 @@ from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
 from agentkgv.train.grpo_math import group_advantages, grpo_loss
-from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, SearchPolicySettings,
+from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, EpisodeStates, SearchPolicySettings,
                                           decision_logps, evaluate, read_episodes, rollout, train_search_policy,
                                           write_episodes)
 
@@ -34,8 +34,8 @@ def _episodes(count: int = 200) -> list[Episode]:
 def test_the_reward_is_the_papers_formula_on_hand_made_trajectories():
     episode = [Episode((Evidence(-3.0), Evidence(3.0), Evidence(3.0)), True, 3)]  # found at the second search
     rng = np.random.default_rng(0)
-    stopped = rollout(ALWAYS_STOP, episode, CALIBRATION, 1, alpha=0.1, rng=rng)
-    read_on = rollout(NEVER_STOP, episode, CALIBRATION, 1, alpha=0.1, rng=rng)
+    stopped = rollout(ALWAYS_STOP, EpisodeStates.of(episode, CALIBRATION), 1, alpha=0.1, rng=rng)
+    read_on = rollout(NEVER_STOP, EpisodeStates.of(episode, CALIBRATION), 1, alpha=0.1, rng=rng)
     # Stop after one search: wrong (false said of a true triple), no penalty: 0. Read all three: right,
     # two searches after the first: 1 - 2 * 0.1.
     assert stopped.searches == [1] and float(stopped.rewards[0]) == pytest.approx(0.0)
@@ -45,7 +45,7 @@ def test_the_reward_is_the_papers_formula_on_hand_made_trajectories():
 def test_only_the_policys_own_decisions_carry_the_loss():
     """Padding slots (after a trajectory stopped) are masked: changing what they hold changes nothing."""
     episodes = [Episode((Evidence(-3.0),) * 3, False, 3), Episode((Evidence(3.0),) * 3, True, 3)]
-    rolled = rollout(np.zeros(len(FEATURES)), episodes, CALIBRATION, 4, alpha=0.05, rng=np.random.default_rng(1))
+    rolled = rollout(np.zeros(len(FEATURES)), EpisodeStates.of(episodes, CALIBRATION), 4, alpha=0.05, rng=np.random.default_rng(1))
     assert (rolled.mask.sum(dim=1) == torch.tensor([min(s, 2) for s in rolled.searches], dtype=rolled.mask.dtype)).all()
     weights = torch.tensor([0.3, 0.1, 0.2, -0.2, 0.4, 0.0, -0.3, 0.5], dtype=torch.float64, requires_grad=True)
     advantages = group_advantages(rolled.rewards, 4)
