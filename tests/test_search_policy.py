@@ -61,7 +61,8 @@ def test_only_the_policys_own_decisions_carry_the_loss():
 
 def test_grpo_cuts_wasted_searches_without_losing_verdicts(tmp_path):
     episodes = _episodes()
-    settings = SearchPolicySettings(steps=40, triples_per_step=32, save_steps=20, learning_rate=0.2, alpha=0.1)
+    settings = SearchPolicySettings(steps=40, triples_per_step=32, save_steps=20, learning_rate=0.2, alpha=0.1,
+                                    beta=0.01)
     record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
     rule, grpo = record["held_out"]["settled rule"], record["held_out"]["stage 1 + GRPO"]
     assert rule["searches"] > 1.5  # two wasted searches on each false triple
@@ -81,7 +82,8 @@ def test_grpo_searches_again_only_where_a_second_search_can_settle_the_triple(tm
     kinds = [Episode((found,) * 3, True, 3), Episode((nothing,) * 3, False, 3), Episode((nothing,) * 3, False, 3),
              Episode((weak, found, found), True, 3)]
     episodes = kinds * 60
-    settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1)
+    settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1,
+                                    beta=0.01)
     record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
     rule, grpo = record["held_out"]["settled rule"], record["held_out"]["stage 1 + GRPO"]
     assert rule["searches"] > 2.0 and rule["macro_f1"] == 1.0
@@ -97,7 +99,8 @@ def test_grpo_searches_again_where_no_passage_about_the_subject_was_read(tmp_pat
     astray, about = Evidence(0.5), Evidence(0.5, named_subject=True)
     kinds = [Episode((astray, found, found), True, 3), Episode((about,) * 3, False, 3),
              Episode((found,) * 3, True, 3), Episode((nothing,) * 3, False, 3)]
-    settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1)
+    settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1,
+                                    beta=0.01)
     record = train_search_policy(kinds * 60, CALIBRATION, tmp_path, settings)
     grpo = record["held_out"]["stage 1 + GRPO"]
     # One search for three kinds and two for the first: 1.25; searching the second kind again as well, 1.5.

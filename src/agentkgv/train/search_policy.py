@@ -65,9 +65,11 @@ class SearchPolicySettings(Settings):
     steps: int = Field(300, ge=1)
     learning_rate: float = Field(0.1, gt=0)
     epsilon: float = Field(0.2, gt=0)
-    # The KL to the stage-1 policy, which reads to the budget wherever the rule does: at 0.005 and above it
-    # outweighs the penalty of a third search that settles nothing, and the policy keeps reading to the budget
-    # once it searches again; 0.001 (Search-R1's) holds it near the clone only where the reward does not move it.
+    # The KL to the stage-1 policy, which reads to the budget wherever the rule does. What counts is beta
+    # against alpha: at half of alpha the KL of leaving the clone outweighs the penalty of a third search that
+    # settles nothing, and the policy reads to the budget once it searches again; at a tenth (Search-R1's
+    # 0.001 here) the reward moves it, and the KL still holds it near the clone where the reward is flat (on
+    # hand-made episodes, a twentieth left it searching where a second search never helps).
     beta: float = Field(0.001, ge=0)
     save_steps: int = Field(25, ge=1)
     # Optimizer steps on each batch of rollouts: after the first the policy has moved from the one that
