@@ -59,8 +59,24 @@ def test_only_the_policys_own_decisions_carry_the_loss():
     assert torch.allclose(loss(rolled), first)
 
 
+def test_a_batch_of_episodes_of_several_lengths_is_rolled_out_to_each_ones_end():
+    """Episodes may hold fewer searches than the budget (a triple with fewer distinct queries): a policy that
+    never stops reads each to its own end, one that always stops answers after the first search, and only the
+    decisions taken carry loss."""
+    found = Evidence(3.0)
+    episodes = [Episode((found,), True, 3), Episode((found,) * 2, True, 3), Episode((found,) * 3, True, 3)]
+    states = EpisodeStates.of(episodes, CALIBRATION)
+    rng = np.random.default_rng(0)
+    read_on, stopped = rollout(NEVER_STOP, states, 2, 0.1, rng), rollout(ALWAYS_STOP, states, 2, 0.1, rng)
+    assert read_on.searches == [1, 1, 2, 2, 3, 3] and stopped.searches == [1] * 6
+    assert read_on.mask.sum(dim=1).tolist() == [0, 0, 1, 1, 2, 2] and read_on.actions.sum() == 0
+    assert stopped.mask.sum(dim=1).tolist() == [0, 0, 1, 1, 1, 1] and stopped.actions.sum(dim=1).tolist() == [0, 0, 1, 1, 1, 1]
+    assert [round(float(r), 6) for r in read_on.rewards] == [1.0, 1.0, 0.9, 0.9, 0.8, 0.8]
+
+
 def test_grpo_cuts_wasted_searches_without_losing_verdicts(tmp_path):
     episodes = _episodes()
+    # beta a tenth of alpha, as in the recipe (SearchPolicySettings.beta says why)
     settings = SearchPolicySettings(steps=40, triples_per_step=32, save_steps=20, learning_rate=0.2, alpha=0.1,
                                     beta=0.01)
     record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
@@ -82,6 +98,7 @@ def test_grpo_searches_again_only_where_a_second_search_can_settle_the_triple(tm
     kinds = [Episode((found,) * 3, True, 3), Episode((nothing,) * 3, False, 3), Episode((nothing,) * 3, False, 3),
              Episode((weak, found, found), True, 3)]
     episodes = kinds * 60
+    # beta a tenth of alpha, as in the recipe
     settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1,
                                     beta=0.01)
     record = train_search_policy(episodes, CALIBRATION, tmp_path, settings)
@@ -99,6 +116,7 @@ def test_grpo_searches_again_where_no_passage_about_the_subject_was_read(tmp_pat
     astray, about = Evidence(0.5), Evidence(0.5, named_subject=True)
     kinds = [Episode((astray, found, found), True, 3), Episode((about,) * 3, False, 3),
              Episode((found,) * 3, True, 3), Episode((nothing,) * 3, False, 3)]
+    # beta a tenth of alpha, as in the recipe
     settings = SearchPolicySettings(steps=200, triples_per_step=32, save_steps=100, learning_rate=0.2, alpha=0.1,
                                     beta=0.01)
     record = train_search_policy(kinds * 60, CALIBRATION, tmp_path, settings)

@@ -51,15 +51,14 @@ class SearchPolicySettings(Settings):
     # The search penalty. With advantages divided by the group's std (`scale_rewards`, as the paper) its size
     # hardly matters: a group of right verdicts that differ only in searches is as loud as one that differs
     # in the verdict, and the policy learns to stop after one search whatever alpha is. Centered only,
-    # alpha prices a search against a verdict. With the group and batch below, every seed learns the same policy
-    # at alpha 0.01: search again only where no passage about the subject was read, then answer; from 0.035
-    # it answers after one search and loses verdicts (chosen on the held-out episodes; BENCHMARKS.md).
+    # alpha prices a search against a verdict. With the group and batch below, at alpha 0.01 every seed learns
+    # nearly the same policy: search again where no passage about the subject was read, then answer; at 0.035
+    # (beta 0 or 0.005) it answers after one search and loses verdicts (held-out episodes; BENCHMARKS.md).
     alpha: float = Field(0.01, ge=0)
     scale_rewards: bool = False
-    # A further search changes about three verdicts in a thousand, so a small batch's gradient is mostly
-    # sampling noise: with 16 rollouts of 256 triples a step, runs that differ only in their seed kept
-    # anywhere from one search to nearly all of the rule's. Every training triple, 64 rollouts each, a step
-    # (rollouts are drawn over precomputed states: 0.2 s a step) makes the outcome a property of alpha.
+    # A further search changes about three verdicts in a thousand, so with smaller batches the gradient is
+    # mostly sampling noise and the seed decides the outcome. Every training triple, 64 rollouts each, a step
+    # (drawn over precomputed states, so a step takes a fraction of a second) leaves it to alpha and beta.
     group_size: int = Field(64, ge=2)
     triples_per_step: int = Field(1600, ge=1)
     steps: int = Field(300, ge=1)
