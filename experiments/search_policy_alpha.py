@@ -74,17 +74,11 @@ def main() -> None:
 
 
 def again_and_budget(policy, episodes, calibration) -> str:
-    from agentkgv.agent.stopping import SearchState
+    from agentkgv.train.search_policy import searches_made
 
-    made = []
-    for episode in episodes:
-        searches = 1
-        while searches < len(episode.history) and not policy.stop(
-                SearchState.of(calibration, episode.history[searches - 1], searches, episode.budget)):
-            searches += 1
-        made.append((searches, len(episode.history)))
-    again = [(s, n) for s, n in made if s > 1]
-    return f"(searches again on {len(again)} of {len(made)}, {sum(s == n for s, n in again)} of them to the budget)"
+    made = [searches_made(policy, e, calibration) for e in episodes]
+    return (f"(searches again on {sum(m > 1 for m in made)} of {len(made)}, "
+            f"{sum(m > 1 and m == len(e.history) for m, e in zip(made, episodes))} of them to the budget)")
 
 
 def by_source(record: dict, policy: str) -> str:

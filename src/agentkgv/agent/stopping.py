@@ -8,8 +8,7 @@ and `rare_stop_policy` (the reader of rare relations):
   true, the evidence features, whether a passage read names the subject, the searches made), trained in
   two stages by `agentkgv train-search-policy` (train/search_policy.py): cloned from the rule's successful
   trajectories, then trajectory-level GRPO with the paper's reward, correct verdicts minus a penalty per
-  search after the first. It learns where a
-  further search rarely changes the verdict, and stops there. The settled flag is the rule's own decision,
+  search after the first. It learns where a further search rarely changes the verdict, and stops there. The settled flag is the rule's own decision,
   which P(true) alone cannot give a logistic policy: with both it can stop at either end (settled true, or
   so little support that no rewrite is likely to find more) and search again only in between. Whether a
   passage about the subject was read tells it where "in between" a rewrite can still find something: the

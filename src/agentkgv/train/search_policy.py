@@ -211,14 +211,16 @@ def decision_logps(weights: "torch.Tensor", rollouts: Rollouts) -> "torch.Tensor
     return torch.where(rollouts.actions > 0.5, torch.nn.functional.logsigmoid(z), torch.nn.functional.logsigmoid(-z))
 
 
+def searches_made(policy, episode: Episode, calibration: Calibration) -> int:
+    """The searches a deterministic policy makes on the episode: up to its first stop, or all it holds."""
+    n = len(episode.history)
+    return next((t for t in range(1, n) if policy.stop(search_state(calibration, episode, t))), n)
+
+
 def evaluate(policy, episodes: Sequence[Episode], calibration: Calibration) -> dict:
     """Macro-F1 and searches per triple of a deterministic policy replayed on the episodes."""
-    verdicts, searches = [], []
-    for episode in episodes:
-        n = len(episode.history)
-        t = next((t for t in range(1, n) if policy.stop(search_state(calibration, episode, t))), n)
-        verdicts.append(_verdict(calibration, episode.history[t - 1]))
-        searches.append(t)
+    searches = [searches_made(policy, episode, calibration) for episode in episodes]
+    verdicts = [_verdict(calibration, episode.history[t - 1]) for episode, t in zip(episodes, searches)]
     return {"macro_f1": round(score([e.gold for e in episodes], verdicts).macro_f1, 4),
             "searches": round(sum(searches) / len(searches), 3)}
 
