@@ -1,7 +1,8 @@
 """Where a reader agent's errors sit, from its full-split eval log (BENCHMARKS.md, *The evidence reader*): per
 split, macro-F1 at the shipped threshold against the best threshold in hindsight (what calibration could still
 win), and the AUC of P(true) among triples whose read passages name both entities and among those that do not
-(what the reader adds to the name match); then the unseen split's false positives that name both, by
+(what the reader adds to the name match), the ECE by which reader judged, and the verdicts in each group (where a passage names both, the
+name match says true: a group with no rejection is judged as the lexical check judges it); then the unseen split's false positives that name both, by
 (predicate, object given, the object of the true triple the negative was made from).
 
 python experiments/reader_errors.py [--run reader-corpora]
@@ -21,6 +22,7 @@ def main() -> None:
     import numpy as np
     from sklearn.metrics import f1_score, roc_auc_score
 
+    from agentkgv.eval.metrics import expected_calibration_error
     from agentkgv.eval.runner import load_run
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -36,6 +38,15 @@ def main() -> None:
         print(f"{split}: macro-F1 {shipped:.3f} (best threshold in hindsight {hindsight:.3f}); AUC of P(true) "
               f"{roc_auc_score(gold, p_true):.3f}, among the {named.sum()} naming both "
               f"{roc_auc_score(gold[named], p_true[named]):.3f}, among the rest {roc_auc_score(gold[~named], p_true[~named]):.3f}")
+        said = np.array([v.verdict is True for v in verdicts])
+        rare = np.array([v.rare_relation for v in verdicts])
+        print("  ECE " + ", ".join(f"{name} {expected_calibration_error(list(p_true[group]), list(gold[group])):.3f} "
+                                   f"({group.sum()} triples)" for name, group in
+                                   (("judged by the shipped reader", ~rare), ("by the reader of rare relations", rare))
+                                   if group.any()))
+        for name, group in (("naming both", named), ("the rest", ~named)):
+            print(f"  {name}: true accepted {np.sum(group & gold & said)}, rejected {np.sum(group & gold & ~said)}; "
+                  f"false accepted {np.sum(group & ~gold & said)}, rejected {np.sum(group & ~gold & ~said)}")
     examples = {r["id"]: r for r in map(json.loads, Path(".cache/benchmark/test_unseen.jsonl").open())}
     wrong = Counter()
     for v in load_run(Path(".cache/runs") / args.run / "agentkgv.test_unseen.jsonl").values():
