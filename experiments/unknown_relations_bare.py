@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 PER_RELATION = 30
@@ -24,7 +24,8 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
 
     from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, CrossEncoderReader, read_relations, shipped_reader_dir
+    from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, read_relations, reader_fingerprint,
+                                       shipped_reader_dir)
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.eval.metrics import expected_calibration_error, score
     from agentkgv.eval.runner import load_run
@@ -46,7 +47,7 @@ def main() -> None:
         for name, count in read_relations(folder).items():
             learned[name] = max(learned.get(name, 0), count)
     items = [item for item, _ in rare_relation_items(ws, learned, PER_RELATION)]
-    path = ws.cache / "exp" / "unknown_relations_bare" / f"readings-{PER_RELATION}.jsonl"
+    path = ws.cache / "exp" / "unknown_relations_bare" / f"{reader_fingerprint(gloss)}-{PER_RELATION}.jsonl"
     if not path.exists():
         reader = CrossEncoderReader(gloss)
         reader.glosses = {}  # every claim bare, as a relation with no known gloss reaches it
@@ -71,23 +72,20 @@ def main() -> None:
     verdicts = list(load_run(Path(".cache/runs") / args.run / "agentkgv.factbench_docs.jsonl").values())
     bare = [v for v in verdicts if v.rare_relation]
     refit = model.predict_proba(np.array([v.reading.features() for v in bare])[:, 1:])[:, 1]
-    for name, p_true, said in (("shipped gloss calibration", [v.p_true for v in bare], [v.verdict is True for v in bare]),
-                               ("fitted on rare relations read bare", refit, refit >= true_at)):
-        wanted = [v.gold for v in bare]
-        print(f"{name}: the {len(bare)} FactBench-docs triples read bare: macro-F1 "
-              f"{score(wanted, list(said)).macro_f1:.3f}, ECE {expected_calibration_error(list(p_true), wanted):.3f}")
-    # Those triples judged by the shipped reader instead, which reads bare claims as it was trained: its verdicts
-    # in a one-reader run are what that routing would give (no triple's reading depends on another's).
-    one = load_run(Path(".cache/runs") / args.one_reader / "agentkgv.factbench_docs.jsonl")
-    mixed = [one[v.id] if v.rare_relation else v for v in verdicts]
-    print(f"judged by the shipped reader: the {len(bare)}: macro-F1 "
-          f"{score([v.gold for v in bare], [one[v.id].verdict is True for v in bare]).macro_f1:.3f}, ECE "
-          f"{expected_calibration_error([one[v.id].p_true for v in bare], [v.gold for v in bare]):.3f}; all of "
-          f"FactBench-docs: macro-F1 {score([v.gold for v in mixed], [v.verdict is True for v in mixed]).macro_f1:.3f}"
-          f" (default {score([v.gold for v in verdicts], [v.verdict is True for v in verdicts]).macro_f1:.3f}), ECE "
-          f"{expected_calibration_error([v.p_true for v in mixed], [v.gold for v in mixed]):.3f} (default "
-          f"{expected_calibration_error([v.p_true for v in verdicts], [v.gold for v in verdicts]):.3f})")
+    def figures(judged: list) -> str:
+        gold_of = [v.gold for v in judged]
+        return (f"macro-F1 {score(gold_of, [v.verdict is True for v in judged]).macro_f1:.3f}, "
+                f"ECE {expected_calibration_error([v.p_true for v in judged], gold_of):.3f}")
 
+    refitted = [replace(v, p_true=float(p), verdict=bool(p >= true_at)) for v, p in zip(bare, refit)]
+    # The same triples judged by the shipped reader, which reads bare claims as it was trained: its verdicts in a
+    # one-reader run are what that routing would give (no triple's reading depends on another's).
+    one = load_run(Path(".cache/runs") / args.one_reader / "agentkgv.factbench_docs.jsonl")
+    print(f"the {len(bare)} FactBench-docs triples read bare, by the shipped gloss calibration: {figures(bare)}; "
+          f"by one fitted on rare relations read bare: {figures(refitted)}; judged by the shipped reader: "
+          f"{figures([one[v.id] for v in bare])}")
+    print(f"all of FactBench-docs: the default {figures(verdicts)}; with those judged by the shipped reader "
+          f"{figures([one[v.id] if v.rare_relation else v for v in verdicts])}")
 
 if __name__ == "__main__":
     main()
