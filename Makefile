@@ -49,4 +49,4 @@ sft: install
 	$(BIN)/agentkgv teacher --triples 15256 --policy privileged --run-name distill-v3 --batch-size 64
 	$(BIN)/agentkgv sft-data --run-name distill-v3 --turns all
 	$(BIN)/agentkgv sft --settings configs/sft_gpu_smollm2.toml --run-name distill-v3
-	$(BIN)/agentkgv eval --method agentkgv --adapter .cache/train/distill-v3/model/adapter --label "+ SFT" --batch-size 64 --run-name sft-v3
+	$(BIN)/agentkgv eval --method agentkgv --judge llm --adapter .cache/train/distill-v3/model/adapter --label "+ SFT" --batch-size 64 --run-name sft-v3

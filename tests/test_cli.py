@@ -109,6 +109,18 @@ def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedde
     assert [c.method for c in method_runs(run(), methods, trained=True)] == methods
 
 
+def test_eval_refuses_an_adapter_that_none_of_its_methods_loads(tmp_path):
+    """`eval --adapter` with the reader judging would score the reader and label the row as the adapter's."""
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.paths import Workspace
+    from agentkgv.pipeline import run_eval
+
+    run = RunConfig.load(None).with_options(adapter=tmp_path / "adapter")
+    with pytest.raises(DataError, match="--judge llm"):
+        run_eval(Workspace(tmp_path / "data", tmp_path / "cache"), run, ["agentkgv", "lexical"], ["test_unseen"])
+    assert not any((tmp_path / "cache").iterdir())  # refused before anything was built
+
+
 def test_a_demo_with_new_shipped_weights_starts_its_own_run_folder(tmp_path):
     """An upgrade that retrains the shipped adapter in place must not meet the old demo's pinned log (which
     would refuse to resume): the folder name follows the weights, not only the settings."""

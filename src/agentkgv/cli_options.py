@@ -39,7 +39,7 @@ RareReaderOpt = Annotated[Optional[Path], typer.Option(
 StopPolicyOpt = Annotated[Optional[Path], typer.Option(
     "--stop-policy", help="When the main reader's triples stop searching: a stop_policy.json of `agentkgv "
                           "train-search-policy` (default: once the triple is settled true; the rare-relation "
-                          "reader's: rare_stop_policy in --config).")]
+                          "reader's: rare_stop_policy in a run config).")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
 RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]

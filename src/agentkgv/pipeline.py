@@ -207,9 +207,13 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
              hooks: Hooks = SILENT) -> EvalResult:
     """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
     once and shared by the methods that run it."""
+    configs = method_runs(run, methods, trained)
+    if run.llm.adapter is not None and not any(config.needs_llm for config in configs):
+        # An adapter no method loads would be ignored, and the table labelled as if it had been run.
+        raise DataError("command line", "--adapter is read by the LLM agent (--judge llm) and the LLM baselines; "
+                                        f"none of {', '.join(methods)} loads an LLM")
     ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
-    configs = method_runs(run, methods, trained)
     llms = shared_llms(configs)
     entrants = []
     for method, config, llm, verifier in zip(methods, configs, llms, method_verifiers(ws, configs, llms, hooks)):
