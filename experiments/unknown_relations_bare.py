@@ -24,8 +24,8 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
 
     from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, read_relations, reader_fingerprint,
-                                       shipped_reader_dir)
+    from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, gloss_of, read_glosses,
+                                       read_relations, reader_fingerprint, shipped_reader_dir)
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.eval.metrics import expected_calibration_error, score
     from agentkgv.eval.runner import load_run
@@ -48,29 +48,34 @@ def main() -> None:
             learned[name] = max(learned.get(name, 0), count)
     items = [item for item, _ in rare_relation_items(ws, learned, PER_RELATION)]
     path = ws.cache / "exp" / "unknown_relations_bare" / f"{reader_fingerprint(gloss)}-{PER_RELATION}.jsonl"
-    if not path.exists():
+    done = {r["id"]: r["evidence"] for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
+    todo = [item for item in items if item.id not in done]
+    if todo:
         reader = CrossEncoderReader(gloss)
         reader.glosses = {}  # every claim bare, as a relation with no known gloss reaches it
         agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), reader, None, paraphrases(ws),
                              ReadingConfig(reader=gloss))
-        rows = []
-        for start in range(0, len(items), 64):
-            chunk = items[start:start + 64]
-            rows += [asdict(r.evidence) for r in agent.run(chunk)]
-            print(f"  {start + len(chunk)} of {len(items)} read", flush=True)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    evidence = [Evidence(**json.loads(line)) for line in path.read_text().splitlines()]
+        with path.open("a") as out:  # a chunk at a time, by id: a stopped run reads only what is left
+            for start in range(0, len(todo), 64):
+                chunk = todo[start:start + 64]
+                for item, reading in zip(chunk, agent.run(chunk)):
+                    done[item.id] = asdict(reading.evidence)
+                    out.write(json.dumps({"id": item.id, "evidence": done[item.id]}) + "\n")
+                print(f"  {start + len(chunk)} of {len(todo)} read", flush=True)
+    evidence = [Evidence(**done[item.id]) for item in items]
     gold = [item.label for item in items]
     x = np.array([e.features() for e in evidence])
-    full = LogisticRegression(C=1e4, max_iter=1000).fit(x, gold)
-    print(f"{len(items)} rare-relation triples read bare; weights over (support, names both, support among those): "
-          f"{np.round(full.coef_[0], 3)} (the support's is negative: only the name match ranks)")
+    # The shipped fitter requires a positive weight on the support; here it comes out negative beside the
+    # support among passages naming both, so the model is fitted on the other two features.
+    print(f"{len(items)} rare-relation triples read bare; logistic weights over (support, names both, support "
+          f"among those): {np.round(LogisticRegression(C=1e4, max_iter=1000).fit(x, gold).coef_[0], 3)}")
     model = LogisticRegression(C=1e4, max_iter=1000).fit(x[:, 1:], gold)
     fitted = model.predict_proba(x[:, 1:])[:, 1]
     true_at = max(np.unique(fitted), key=lambda t: score(gold, list(fitted >= t)).macro_f1)
     verdicts = list(load_run(Path(".cache/runs") / args.run / "agentkgv.factbench_docs.jsonl").values())
-    bare = [v for v in verdicts if v.rare_relation]
+    glosses = read_glosses(gloss)
+    bare = [v for v in verdicts if v.rare_relation and not gloss_of(glosses, v.triple)]
     refit = model.predict_proba(np.array([v.reading.features() for v in bare])[:, 1:])[:, 1]
     def figures(judged: list) -> str:
         gold_of = [v.gold for v in judged]

@@ -113,12 +113,17 @@ def test_eval_refuses_an_adapter_that_none_of_its_methods_loads(tmp_path):
     """`eval --adapter` with the reader judging would score the reader and label the row as the adapter's."""
     from agentkgv.agent.run_config import RunConfig
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import run_eval
+    from agentkgv.pipeline import method_runs, run_eval
 
-    run = RunConfig.load(None).with_options(adapter=tmp_path / "adapter")
+    adapter = RunConfig.load(None).with_options(adapter=tmp_path / "adapter")
     with pytest.raises(DataError, match="--judge llm"):
-        run_eval(Workspace(tmp_path / "data", tmp_path / "cache"), run, ["agentkgv", "lexical"], ["test_unseen"])
+        run_eval(Workspace(tmp_path / "data", tmp_path / "cache"), adapter, ["agentkgv", "lexical"], ["test_unseen"])
     assert not any((tmp_path / "cache").iterdir())  # refused before anything was built
+    with pytest.raises(DataError, match="none of lexical"):
+        method_runs(adapter, ["lexical"], trained=True)
+    # A method that loads the LLM reads it: the LLM agent, or a baseline beside the reader agent.
+    assert method_runs(adapter.with_options(judge="llm"), ["agentkgv"], trained=True)[0].llm.adapter == tmp_path / "adapter"
+    assert [c.llm.adapter for c in method_runs(adapter, ["direct", "agentkgv"], trained=True)] == [tmp_path / "adapter"] * 2
 
 
 def test_a_demo_with_new_shipped_weights_starts_its_own_run_folder(tmp_path):

@@ -199,6 +199,11 @@ def method_runs(run: RunConfig, methods: list[str], trained: bool) -> list[RunCo
     """Each method's run config. With `trained`, the agent gets the shipped adapter (as `verify` runs it) and
     the baselines keep the bare backbone, as in the paper's table."""
     configs = [run.with_options(method=method) for method in methods]
+    if run.llm.adapter is not None and not any(config.needs_llm for config in configs):
+        # An adapter no method loads would be ignored, and the table labelled as if it had been run.
+        raise DataError("command line", "an adapter (--adapter, or [llm] adapter in --config) is read by the LLM "
+                                        f"agent (--judge llm) and the LLM baselines; none of {', '.join(methods)} "
+                                        "loads an LLM")
     return [config.with_trained_adapter() for config in configs] if trained else configs
 
 
@@ -208,10 +213,6 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
     once and shared by the methods that run it."""
     configs = method_runs(run, methods, trained)
-    if run.llm.adapter is not None and not any(config.needs_llm for config in configs):
-        # An adapter no method loads would be ignored, and the table labelled as if it had been run.
-        raise DataError("command line", "--adapter is read by the LLM agent (--judge llm) and the LLM baselines; "
-                                        f"none of {', '.join(methods)} loads an LLM")
     ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
     llms = shared_llms(configs)
