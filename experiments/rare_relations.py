@@ -35,13 +35,13 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     from agentkgv.agent.calibration import Calibration, Evidence
-    from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint
+    from agentkgv.agent.reader import CrossEncoderReader, reader_fingerprint
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.eval.metrics import expected_calibration_error, score
     from agentkgv.paths import Workspace
     from agentkgv.pipeline import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import rare_relation_items
+    from agentkgv.training import rare_relation_items, relations_learned
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
@@ -49,10 +49,7 @@ def main() -> None:
     parser.add_argument("--per-relation", type=int, default=PER_RELATION)
     args = parser.parse_args()
     ws = Workspace(args.data)
-    learned: dict[str, int] = {}
-    for folder in args.readers:
-        for name, count in read_relations(folder).items():
-            learned[name] = max(learned.get(name, 0), count)
+    learned = relations_learned(args.readers)
     items = rare_relation_items(ws, learned, args.per_relation)
     kinds = [kind for _, kind in items]
     gold = [item.label for item, _ in items]

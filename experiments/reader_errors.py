@@ -2,8 +2,9 @@
 split, macro-F1 at the shipped threshold against the best threshold in hindsight (what calibration could still
 win), and the AUC of P(true) among triples whose read passages name both entities and among those that do not
 (what the reader adds to the name match), the ECE by which reader judged, and the verdicts in each group (a
-group with no rejection among those naming both is judged there as a name match over every passage read); then the unseen split's false positives that name both, by (predicate, object given, the object of the
-true triple the negative was made from).
+group with no rejection among those naming both is judged there as a name match over every passage read);
+then the unseen split's false positives that name both, by (predicate, object given, the object of the true
+triple the negative was made from).
 
 python experiments/reader_errors.py [--run reader-corpora]
 """

@@ -25,14 +25,14 @@ def main() -> None:
 
     from agentkgv.agent.calibration import Evidence
     from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, gloss_of, read_glosses,
-                                       read_relations, reader_fingerprint, shipped_reader_dir)
+                                       reader_fingerprint, shipped_reader_dir)
     from agentkgv.agent.reading import ReadingAgent, ReadingConfig
     from agentkgv.eval.metrics import expected_calibration_error, score
     from agentkgv.eval.runner import load_run
     from agentkgv.paths import Workspace
     from agentkgv.pipeline import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import rare_relation_items
+    from agentkgv.training import rare_relation_items, relations_learned
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="routed", help="an eval run of the default reader agent")
@@ -42,10 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     ws = Workspace(args.data)
     gloss, main_reader = shipped_reader_dir(SHIPPED_GLOSS_READER), shipped_reader_dir()
-    learned: dict[str, int] = {}
-    for folder in (gloss, main_reader):
-        for name, count in read_relations(folder).items():
-            learned[name] = max(learned.get(name, 0), count)
+    learned = relations_learned([gloss, main_reader])
     items = [item for item, _ in rare_relation_items(ws, learned, PER_RELATION)]
     path = ws.cache / "exp" / "unknown_relations_bare" / f"{reader_fingerprint(gloss)}-{PER_RELATION}.jsonl"
     done = {r["id"]: r["evidence"] for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
@@ -77,6 +74,7 @@ def main() -> None:
     glosses = read_glosses(gloss)
     bare = [v for v in verdicts if v.rare_relation and not gloss_of(glosses, v.triple)]
     refit = model.predict_proba(np.array([v.reading.features() for v in bare])[:, 1:])[:, 1]
+
     def figures(judged: list) -> str:
         gold_of = [v.gold for v in judged]
         return (f"macro-F1 {score(gold_of, [v.verdict is True for v in judged]).macro_f1:.3f}, "
@@ -91,6 +89,7 @@ def main() -> None:
           f"{figures([one[v.id] for v in bare])}")
     print(f"all of FactBench-docs: the default {figures(verdicts)}; with those judged by the shipped reader "
           f"{figures([one[v.id] if v.rare_relation else v for v in verdicts])}")
+
 
 if __name__ == "__main__":
     main()

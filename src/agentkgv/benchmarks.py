@@ -74,6 +74,7 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     if unknown:
         raise DataError("command line", f"variants are among {', '.join(VARIANTS)} and splits among "
                                         f"{', '.join(TEST_SPLITS)}, not {', '.join(sorted(unknown))}")
+    configs = method_runs(run, methods, trained=True)  # refuses bad options before the index is built
     ensure_benchmark(ws, hooks)
     # Both test splits are poisoned whichever run, so one poisoned index serves every split choice.
     examples = {split: split_examples(ws, split, limit) for split in TEST_SPLITS}
@@ -85,7 +86,6 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     every = [e for split in splits for e in examples[split]]
     hooks.note(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
     table, rows = paraphrase_table(predicates), []
-    configs = method_runs(run, methods, trained=True)
     for method, config, llm in zip(methods, configs, shared_llms(configs)):
 
         def make(retriever: Retriever, guard: bool, config: RunConfig = config,

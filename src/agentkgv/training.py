@@ -136,6 +136,16 @@ def names_a_pair_of(triple: Triple, taken: set[tuple[str, str]]) -> bool:
     return any(n in taken or n[::-1] in taken for n in names)
 
 
+def relations_learned(folders: list[Path]) -> dict[str, int]:
+    """The facts each relation was learned from by the readers in `folders` (their relations.json), the most
+    any of them learned: a relation is rare only if it is rare to every one."""
+    learned: dict[str, int] = {}
+    for folder in folders:
+        for name, count in read_relations(folder).items():
+            learned[name] = max(learned.get(name, 0), count)
+    return learned
+
+
 def rare_relation_items(ws: Workspace, learned: dict[str, int], per_relation: int) -> list[tuple[LabeledTriple, str]]:
     """(triple, kind) for TekGen triples of the relations learned from fewer than `rare_below` facts (`learned`:
     a reader's relations.json; train/reader_corpora.rare_relation_pairs), none about a test-split or
