@@ -31,6 +31,10 @@ def start_verify(graph, out, cache, data, extra: list[str]) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+def lines_in(path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(mode, tmp_path, data, small_passages,
                                                                           lexical_cache):
@@ -44,12 +48,13 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(mode, 
     rng = random.Random(14)
     sizes, torn = [], 0
     for _ in range(kills):
-        before = out.stat().st_size if out.exists() else 0
+        before = lines_in(out)
         process = start_verify(graph, out, cache, data.resolve(), extra)
-        # Wait until this run writes, then kill it a random moment later, mid-run.
-        while (out.stat().st_size if out.exists() else 0) <= before and process.poll() is None:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.3))
+        # Kill it after a random number of verdicts of its own: by count, not by time, so the kills land mid-run
+        # however fast the machine writes (a fast disk wrote all 1,500 within a fixed delay).
+        target = before + rng.randint(1, TRIPLES // (2 * kills))
+        while lines_in(out) < target and process.poll() is None:
+            time.sleep(0.001)
         process.send_signal(signal.SIGKILL)
         process.wait()
         assert process.returncode == -signal.SIGKILL, process.stderr.read()

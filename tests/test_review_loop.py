@@ -40,10 +40,11 @@ def _verdicts(count: int, seed: int = 0) -> list[Verdict]:
 
 def _review_csv(path, verdicts, labels):
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(REVIEW_COLUMNS)
+        writer = csv.DictWriter(handle, REVIEW_COLUMNS, restval="")
+        writer.writeheader()
         for v, label in zip(verdicts, labels):
-            writer.writerow([v.id, v.triple.subject, v.triple.predicate, v.triple.object, "", "", "", "", label, ""])
+            writer.writerow({"id": v.id, "subject": v.triple.subject, "predicate": v.triple.predicate,
+                             "object": v.triple.object, "reviewer_verdict": label})
 
 
 def test_the_reviewed_rows_are_read_back_and_a_bad_one_is_named_by_line(tmp_path):

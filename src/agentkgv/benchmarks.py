@@ -3,15 +3,20 @@ confidence, each built from a run config and a workspace by `pipeline` and shown
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentkgv.agent.base import Verifier
 from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.reading import ReadingAgent
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (load_split)
 from agentkgv.data.errors import DataError
-from agentkgv.data.factbench import DOCS_SPLIT
+from agentkgv.data.corpus import load_corpus
+from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
+from agentkgv.data.jsonl import read_json
+from agentkgv.data.records import LabeledTriple
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
                                   retrieved_share, run_attack)
@@ -19,13 +24,20 @@ from agentkgv.eval.ray_runner import RayOptions
 from agentkgv.eval.report import markdown_table
 from agentkgv.eval.retrieval_bench import RecallRow, recall_at_k
 from agentkgv.eval.summary_bench import SummaryRow
+from agentkgv.eval.runner import run_verifier
 from agentkgv.eval.throughput import ThroughputRow, measure_throughput
+from agentkgv.eval.shaped_graph import ShapedRow, shaped_graph, shaped_rows
+from agentkgv.eval.withheld import WithheldRow, halves, withheld_row
 from agentkgv.llm.base import LLM
 from agentkgv.llm.factory import build_llm
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.bm25 import BM25Retriever
+from agentkgv.retrieval.user_index import open_index
 from agentkgv.retrieval.factory import RetrieverConfig, bm25_dir
-from agentkgv.pipeline import (EVAL_SPLITS, SILENT, TEST_SPLITS, Hooks, ensure_benchmark, method_runs, open_verifier, paraphrases,
+from agentkgv.pipeline import (EVAL_SPLITS, SILENT, TEST_SPLITS, Hooks, ensure_benchmark, index_documents, method_runs, one_valued,
+                               open_verifier, with_index,
+                               paraphrases,
                                retriever_for, shared_llms, split_examples)
 
 
@@ -91,7 +103,8 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
         def make(retriever: Retriever, guard: bool, config: RunConfig = config,
                  llm: LLM | None = llm) -> tuple[Verifier, dict]:
             chosen = config.model_copy(update={"evidence_guard": guard})
-            return build_verifier(chosen, retriever, table, llm), chosen.identity(llm.name if llm else None)
+            return (build_verifier(chosen, retriever, table, llm, one_valued=one_valued(ws, chosen)),
+                    chosen.identity(llm.name if llm else None))
 
         items = {split: [e.as_labeled() for e in examples[split]] for split in splits}
         with hooks.bar(f"{method} under poisoned evidence", sum(map(len, items.values())) * (1 + len(variants))) as advance:
@@ -133,3 +146,66 @@ def bench_confidence(ws: Workspace, run_names: list[str], review_below: float) -
     plot = ws.runs / run_names[0] / "reliability.png"
     plot_reliability(curves, plot)
     return ConfidenceReport(rows, kinds, plot)
+
+
+def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: list[str], run_name: str,
+                   batch_size: int = 64, hooks: Hooks = SILENT) -> list[WithheldRow]:
+    """The evidence-withheld test (eval/withheld.py): the reader agent over each split against a BM25 index of
+    the corpus less the evidence of a fixed half, once for each way of reading absence."""
+    if not run.uses_reader:
+        raise DataError(Path("--method"), "the evidence-withheld test reads the reader agent's outcomes: "
+                                          "method agentkgv, judge reader")
+    ensure_benchmark(ws, hooks)
+    examples = {split: split_examples(ws, split) for split in splits}
+    parts = {split: halves(items) for split, items in examples.items()}
+    ids = {i for h in parts.values() for i in h.passage_ids}
+    sources = {s for h in parts.values() for s in h.sources}
+    digest = hashlib.sha256("\n".join(sorted(ids) + sorted(sources)).encode()).hexdigest()[:12]
+    folder = ws.indexes / f"withheld-{digest}"
+    try:
+        retriever: Retriever = BM25Retriever.load(folder)
+    except DataError:
+        hooks.note(f"building the BM25 index less the withheld evidence -> {folder}")
+        passages = [p for p in load_corpus(ws.corpus) if p.id not in ids and p.source not in sources]
+        retriever = BM25Retriever.build(passages, folder)
+    rows = []
+    for absence in absences:
+        config = run.model_copy(update={"reading": run.reading.model_copy(update={"absence": absence})})
+        relations = one_valued(ws, config)
+        verifier = build_verifier(config, retriever, paraphrases(ws), one_valued=relations)
+        assert isinstance(verifier, ReadingAgent)
+        for split, part in parts.items():
+            items = [e.as_labeled() for e in examples[split]]
+            with hooks.bar(f"{split}, absence {absence}", len(items)) as advance:
+                verdicts = {v.id: v for v in run_verifier(
+                    verifier, items, ws.runs / run_name / f"{split}-{absence}.jsonl", batch_size, advance,
+                    config.identity() | {"withheld": digest})}
+            for half, chosen in (("withheld", part.withheld), ("kept", part.kept)):
+                rows.append(withheld_row(split, half, absence, [verdicts[e.id] for e in chosen if e.id in verdicts],
+                                         lambda v: verifier.contradicts_another_value(v.triple)))
+    return rows
+
+
+def bench_shaped_graph(ws: Workspace, run: RunConfig, methods: list[str], index_name: str, run_name: str,
+                       batch_size: int = 64, hooks: Hooks = SILENT) -> list[ShapedRow]:
+    """The graph shaped like a real one (eval/shaped_graph.py) verified against FactBench's pages, indexed as
+    a user's documents (`index_name`, made here when missing), the prior set to the graph's true share."""
+    kg = read_json(ws.data / "factbench" / "kg.json")
+    facts = [LabeledTriple(e.id, e.triple, e.label) for e in factbench_docs_examples(ws.data)]
+    graph = shaped_graph(facts, {fact_id: tuple(value[1]) for fact_id, value in kg.items()})
+    try:
+        open_index(ws, index_name)
+    except DataError:
+        hooks.note(f"indexing FactBench's pages as the documents -> index {index_name}")
+        index_documents(ws, index_name, [ws.data / "factbench" / "docs"], hooks=hooks)
+    prior = round(sum(bool(s.item.label) for s in graph) / len(graph), 2)
+    rows = []
+    for config in method_runs(run.with_options(index=index_name, prior=prior), methods, trained=True):
+        config, retriever, pinned = with_index(ws, config)
+        items = [s.item for s in graph]
+        with open_verifier(ws, config, None, hooks, retriever) as opened, \
+                hooks.bar(f"{config.method} on the shaped graph", len(items)) as advance:
+            verdicts = run_verifier(opened.verifier, items, ws.runs / run_name / f"{config.method}.jsonl", batch_size,
+                                    advance, config.identity(opened.llm_name) | pinned)
+        rows += shaped_rows(config.method, graph, {v.id: v for v in verdicts})
+    return rows

@@ -15,9 +15,9 @@ from typing import Annotated, Optional
 import typer
 
 from agentkgv import benchmarks, graphs, learning, pipeline
-from agentkgv.cli_options import (BENCH, BUILD, VERIFY, AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt,
+from agentkgv.cli_options import (BENCH, BUILD, VERIFY, AbsenceOpt, AdapterOpt, AddressOpt, BackendOpt, BaseModelOpt, BaseUrlOpt,
                                   CacheOpt, DataOpt, EmbeddingOpt, GpusOpt, IndexOpt, JudgeOpt, MethodsHelp, ModelOpt,
-                                  OnErrorMode, OnErrorOpt, OverlapOpt, RayOpt, ReaderOpt, RetrieverOpt, RunConfigOpt,
+                                  OnErrorMode, OnErrorOpt, OverlapOpt, PriorOpt, RayOpt, ReaderOpt, RetrieverOpt, RunConfigOpt,
                                   RareReaderOpt, StopPolicyOpt, SummarizerOpt, WordsOpt, WorkersOpt, ray_options)
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig, load_stats
@@ -160,6 +160,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
            summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None, judge: JudgeOpt = None, reader: ReaderOpt = None,
            rare_reader: RareReaderOpt = None, stop_policy: StopPolicyOpt = None,
+           absence: AbsenceOpt = None, prior: PriorOpt = None,
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
                                                            "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
@@ -175,7 +176,8 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     run = RunConfig.load(config).with_options(method=method, backend=backend, model=model, adapter=adapter,
                                               summarizer=summarizer, base_url=base_url, retriever=retriever,
                                               embedding_model=embedding_model, index=index, judge=judge, reader=reader,
-                                              rare_reader=rare_reader, stop_policy=stop_policy)
+                                              rare_reader=rare_reader, stop_policy=stop_policy, absence=absence,
+                                              prior=prior)
     run = run if base_model else run.with_trained_adapter()
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
@@ -199,10 +201,12 @@ def check(subject: Annotated[str, typer.Argument(help="The subject's name.")],
           obj: Annotated[str, typer.Argument(metavar="OBJECT", help="The object's name.")],
           index: IndexOpt = None, method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
           judge: JudgeOpt = None, reader: ReaderOpt = None, rare_reader: RareReaderOpt = None,
-          stop_policy: StopPolicyOpt = None, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Check one triple and show the evidence: verdict, P(true), and the passages it read and cited."""
+          stop_policy: StopPolicyOpt = None, absence: AbsenceOpt = None, prior: PriorOpt = None,
+          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Check one triple and show the evidence: what the documents say (supported, contradicted, not enough
+    evidence, not checkable), the verdict, P(true), and the passages it read and cited."""
     run = RunConfig().with_options(method=method, index=index, judge=judge, reader=reader, rare_reader=rare_reader,
-                                   stop_policy=stop_policy)
+                                   stop_policy=stop_policy, absence=absence, prior=prior)
     verdict = pipeline.check_triple(Workspace(data_dir, cache_dir), run.with_trained_adapter(),
                                     Triple(subject, predicate, obj), HOOKS)
     show_check(verdict)

@@ -14,6 +14,8 @@ from agentkgv.cli_options import BENCH, CacheOpt, DataOpt, MethodsHelp, Retrieve
 from agentkgv.display import HOOKS, console, print_table, show
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
+from agentkgv.eval.shaped_graph import ShapedRow
+from agentkgv.eval.withheld import WithheldRow
 from agentkgv.llm.fault_proxy import FaultConfig, serve
 from agentkgv.graphs import GraphReadRow, GraphSource
 from agentkgv.paths import Workspace
@@ -45,6 +47,33 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
     headers, rows = benchmarks.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
                                           limit, variants, index_name, batch_size, run_name, HOOKS)
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
+
+
+@benches.command("bench-withheld", rich_help_panel=BENCH)
+def bench_withheld_command(splits: Annotated[list[str], typer.Option("--split")] = list(pipeline.EVAL_SPLITS),
+                           absences: Annotated[list[str], typer.Option("--absence", help="false, unknown: what a triple no passage supports or contradicts is.")] = ["false", "unknown"],
+                           config: RunConfigOpt = None, batch_size: int = 64,
+                           run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "withheld",
+                           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """The reader agent with the evidence of a fixed, stratified half of each split taken out of the corpus:
+    how often it calls a triple false whose evidence is gone, and whether it still finds contradictions."""
+    rows = benchmarks.bench_withheld(Workspace(data_dir, cache_dir), RunConfig.load(config), splits, absences,
+                                     run_name, batch_size, HOOKS)
+    show("Evidence withheld: verdicts on the half whose evidence is gone and on the half that keeps it",
+         WithheldRow, rows)
+
+
+@benches.command("bench-graph", rich_help_panel=BENCH)
+def bench_graph_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
+                        index_name: Annotated[str, typer.Option("--index", help="The document index of FactBench's pages (made when missing).")] = "factbench-docs",
+                        config: RunConfigOpt = None, batch_size: int = 64,
+                        run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "shaped-graph",
+                        data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """A graph shaped like a real one (mostly true; labels, dates, categories and links beside the relation
+    facts) against web pages that state only some of it: what each kind of triple is called."""
+    rows = benchmarks.bench_shaped_graph(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, index_name,
+                                         run_name, batch_size, HOOKS)
+    show("A graph shaped like a real one, against FactBench's pages", ShapedRow, rows)
 
 
 @benches.command("bench-confidence", rich_help_panel=BENCH)

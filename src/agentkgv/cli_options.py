@@ -40,6 +40,13 @@ StopPolicyOpt = Annotated[Optional[Path], typer.Option(
     "--stop-policy", help="When the main reader's triples stop searching: a stop_policy.json of `agentkgv "
                           "train-search-policy` (default: once the triple is settled true; the rare-relation "
                           "reader's: rare_stop_policy in a run config).")]
+AbsenceOpt = Annotated[Optional[str], typer.Option(
+    "--absence", help="What a triple no passage supports or contradicts is: 'unknown' (not enough evidence, P(true) "
+                      "the --prior; the default with --index) or 'false' (the corpus states every true triple; the "
+                      "default on the built-in corpus).")]
+PriorOpt = Annotated[Optional[float], typer.Option(
+    "--prior", min=0.05, max=0.95, help="P(true) of a triple the documents say nothing about: the share of true "
+                                        "triples you expect (default 0.5; `agentkgv learn` fits it from reviews).")]
 TrainRunOpt = Annotated[str, typer.Option("--run-name", help="Training run folder under <cache>/train.")]
 RayOpt = Annotated[bool, typer.Option("--ray", help="Run the triples on a pool of Ray actors (README: Many triples).")]
 AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster to join ('auto' or host:port); default a local one.")]

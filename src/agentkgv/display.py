@@ -100,11 +100,10 @@ def show_eval(result: EvalResult) -> None:
 
 
 def show_verdicts(verdicts: list[Verdict], output: Path) -> None:
-    counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
-              "not enough evidence": sum(v.undecided for v in verdicts),
-              "no verdict": sum(v.verdict is None and not v.undecided for v in verdicts)}
+    counts = Counter((verdict_word(v), v.finding) for v in verdicts)
     n = max(1, len(verdicts))
-    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "Triples"], [[k, str(v)] for k, v in counts.items()])
+    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "The documents", "Triples"],
+                [[word, finding, str(count)] for (word, finding), count in sorted(counts.items())])
     console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
                   f"{sum(v.prompt_tokens + v.completion_tokens for v in verdicts) / n:.0f} tokens, "
                   f"{sum(v.seconds for v in verdicts) / n:.2f} s")
@@ -147,10 +146,14 @@ def show_index_report(report: IndexReport) -> None:
         console.print("distrusted (their passages alone decide nothing): " + ", ".join(report.manifest.distrusted))
 
 
+def verdict_word(v: Verdict) -> str:
+    return "not enough evidence" if v.undecided else "-" if v.verdict is None else str(v.verdict).lower()
+
+
 def show_check(verdict: Verdict) -> None:
-    word = "not enough evidence" if verdict.undecided else "no verdict" if verdict.verdict is None else str(verdict.verdict).lower()
-    print_table(verdict.triple.verbalize(), ["Verdict", "P(true)", "Confidence", "Searches"],
-                [[word, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",
+    finding = verdict.finding + (f": {verdict.stated_instead}" if verdict.stated_instead else "")
+    print_table(verdict.triple.verbalize(), ["Verdict", "The documents", "P(true)", "Confidence", "Searches"],
+                [[verdict_word(verdict), finding, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",
                   "-" if verdict.confidence is None else f"{verdict.confidence:.3f}", str(verdict.search_calls)]])
     searches = [[str(t.turn), t.action.query, t.reasoning or ""] for t in verdict.trajectory
                 if t.action is not None and t.action.query]
@@ -182,9 +185,8 @@ def show_comparison(c: Comparison, first: str, second: str, limit: int | None) -
 
 def show_demo_differences(differences: list[tuple[Verdict, Verdict]]) -> None:
     """Where the default verifier and the string match disagree, with what the verifier read."""
-    word = lambda v: "not enough evidence" if v.undecided else "-" if v.verdict is None else str(v.verdict).lower()  # noqa: E731
-    rows = [[a.triple.verbalize(), "" if a.gold is None else str(a.gold).lower(), word(b),
-             f"{word(a)} (P {a.p_true:.2f})" if a.p_true is not None else word(a),
+    rows = [[a.triple.verbalize(), "" if a.gold is None else str(a.gold).lower(), verdict_word(b),
+             f"{verdict_word(a)} (P {a.p_true:.2f})" if a.p_true is not None else verdict_word(a),
              clipped(a.evidence[0].text, 140) if a.evidence else ""] for a, b in differences]
     right = sum(a.gold is not None and bool(a.verdict) == a.gold for a, _ in differences)
     print_table(f"Where the default verifier and the string match differ: the verifier right on {right} of "

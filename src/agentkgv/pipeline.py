@@ -22,6 +22,7 @@ from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.one_valued import OneValued
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
@@ -124,6 +125,12 @@ def paraphrases(ws: Workspace) -> dict[str, list[str]]:
     return paraphrase_table(load_predicates(ws.data))
 
 
+def one_valued(ws: Workspace, run: RunConfig) -> OneValued | None:
+    """The relations another value contradicts, with their values' names from the facts files: the reader
+    agent's; None for the other methods."""
+    return OneValued.load(ws.data, run.reading.one_valued) if run.uses_reader else None
+
+
 @dataclass
 class IndexBuild:
     retriever: Retriever
@@ -181,7 +188,8 @@ def method_verifiers(ws: Workspace, configs: list[RunConfig], llms: list[LLM | N
     """Each config's verifier with its model. The configs of one eval differ in method and model only
     (`method_runs`), so they share one index and one paraphrase table, each loaded once."""
     retriever, table = retriever_for(ws, configs[0].retriever, hooks), paraphrases(ws)
-    return [build_verifier(config, retriever, table, llm) for config, llm in zip(configs, llms)]
+    return [build_verifier(config, retriever, table, llm, one_valued=one_valued(ws, config))
+            for config, llm in zip(configs, llms)]
 
 
 def split_examples(ws: Workspace, split: str, limit: int | None = None) -> list[Example]:
@@ -284,11 +292,12 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
     if ray is None:
         llm = load_llm(run)
         retriever = retriever or retriever_for(ws, run.retriever, hooks)
-        yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm), llm.name if llm else None, 1)
+        yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm, one_valued=one_valued(ws, run)),
+                           llm.name if llm else None, 1)
         return
     if retriever is None:
         retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
-    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws))
+    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws), data=ws.data)
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
@@ -307,8 +316,10 @@ def with_index(ws: Workspace, run: RunConfig) -> tuple[RunConfig, Retriever | No
     if run.retriever.index is None:
         return run, None, {}
     index = open_index(ws, run.retriever.index)
+    # A user's documents need not state every true triple: silence is not enough evidence unless told otherwise.
     run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model,
-                           distrust=tuple(index.manifest.distrusted) or None)
+                           distrust=tuple(index.manifest.distrusted) or None,
+                           absence=run.reading.absence or "unknown")
     return run, index.retriever, {"index": index.identity()}
 
 

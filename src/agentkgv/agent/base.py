@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
 from typing import Protocol
 
 from agentkgv.agent.actions import Action
@@ -77,6 +78,16 @@ class Turn:
 _OPTIONAL_TURN_FIELDS = ("state", "reasoning")
 
 
+class Finding(str, Enum):
+    """What the documents say of a triple, beside the verdict drawn from it: a triple they do not state is
+    "not enough evidence", and false only where a run counts absence against it (`ReadingConfig.absence`)."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    NOT_ENOUGH_EVIDENCE = "not enough evidence"
+    NOT_CHECKABLE = "not checkable"
+
+
 @dataclass(slots=True)
 class Verdict:
     """One triple's result: the verdict (None = no parseable answer, or `undecided`), why, and what it cost.
@@ -104,6 +115,20 @@ class Verdict:
     # Judged by the reader of relations the main reader rarely learned (agent/reading.RareRelations): `reading`
     # holds that reader's scores, which its own calibration, not the main reader's, turns into P(true).
     rare_relation: bool = False
+    # What the documents say (a Finding's value), where the method tells support from contradiction from
+    # silence; None for a method that reads support only.
+    outcome: str | None = None
+    # The value a cited passage states in the object's place, where it contradicts the triple.
+    stated_instead: str | None = None
+
+    @property
+    def finding(self) -> str:
+        """The outcome, else what the verdict alone says: true is supported; false or none, by a method
+        that reads support only, means no support was found."""
+        if self.outcome is not None:
+            return self.outcome
+        return Finding.SUPPORTED.value if self.verdict else Finding.NOT_ENOUGH_EVIDENCE.value if self.undecided else (
+            "not supported" if self.verdict is False else "no verdict")
 
     @property
     def correct(self) -> bool:

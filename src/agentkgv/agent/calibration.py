@@ -62,6 +62,9 @@ class Calibration(Settings):
     false_at: float = Field(gt=0, lt=1)
     # How it was fitted: held-out triples, their macro-F1 at `true_at`, the expected calibration error.
     fitted_on: dict = Field(default_factory=dict)
+    # P(true) of a triple nothing read supports or contradicts, where a run counts absence as unknown: the
+    # share of true triples among those a review judged (`agentkgv learn`); None: none learned.
+    prior: float | None = Field(None, ge=0.05, le=0.95)
 
     @model_validator(mode="after")
     def _ordered(self) -> Calibration:

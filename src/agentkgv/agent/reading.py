@@ -32,13 +32,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import Literal
+
 import numpy as np
 from pydantic import Field, model_validator
 
+from agentkgv.agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.agent.actions import parse_action
-from agentkgv.agent.base import RULE, EvidenceRef, Tally, Turn, Verdict
+from agentkgv.agent.base import RULE, EvidenceRef, Finding, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
+from agentkgv.agent.claims import Claim, Kind
 from agentkgv.agent.combinations import compose_query, paraphrases_of
+from agentkgv.agent.one_valued import OneValued, shipped_table
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, Reader, by_predicate, read_relations, reader_fingerprint,
                                    reader_folder, reader_view)
@@ -48,6 +53,8 @@ from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
 
 QUERY_ORDER = ("s,p,o", "s", "s,p',o", "s,p'", "s,p")
+# P(true) of a label the subject's own names settle, with nothing read: a name match, not a calibrated reading.
+LABEL_BY_NAME = 0.95
 
 
 class ReadingConfig(Settings):
@@ -72,6 +79,24 @@ class ReadingConfig(Settings):
     # A stop policy trained on `rare_reader`'s episodes (`train-search-policy --reader`); None: the settled rule.
     # A policy reads its own reader's scores, so each judge stops by its own.
     rare_stop_policy: Path | None = None
+    # What a triple that no passage read supports or contradicts is (agent/absence.py): "false" where the
+    # corpus holds the evidence of every true triple, as the benchmark's does; "unknown" where it need not, as
+    # a user's documents: not enough evidence, with P(true) `prior`. None: "false" on the built-in corpus,
+    # "unknown" on a document index (`verify --index`).
+    absence: Literal["false", "unknown"] | None = None
+    # P(true) of a triple the documents say nothing about, where absence is "unknown": the share of true
+    # triples a user expects in their graph. Never near 0 or 1, since nothing was read. None: the prior the
+    # reader's calibration holds (`agentkgv learn` fits one from reviews), else an even 0.5.
+    prior: float | None = Field(None, ge=0.05, le=0.95)
+    # The share of true triples the documents state, where absence is "unknown": how far reading nothing
+    # lowers P(true) from the prior. 0: silence says nothing; 1: the corpus is complete (as "false" reads it).
+    # An even 0.5 by default: a user's documents state some of their graph, and which is not known.
+    coverage: float = Field(0.5, ge=0.0, lt=1.0)
+    # Relations with one value per subject besides the shipped table's (agent/one_valued.json), by name or
+    # id: another value a passage states for them contradicts the triple.
+    one_valued: tuple[str, ...] = ()
+    # Values a passage states in the object's place that are read as a possible contradiction, per passage.
+    other_values: int = Field(3, ge=0)
 
     @model_validator(mode="after")
     def _routed(self) -> ReadingConfig:
@@ -127,6 +152,16 @@ class RareRelations:
         return by_predicate(self.counts, triple, 0) < self.below
 
 
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """A passage read that states another value where the triple's object stands, and the reader's support
+    for the triple with that value."""
+
+    hit: Hit
+    value: str
+    p_other: float  # P(true) of the triple with `value`, by the judge's calibration
+
+
 @dataclass
 class Reading(Tally):
     """One triple's run: the queries left, the passages read and the best support found."""
@@ -134,11 +169,13 @@ class Reading(Tally):
     item: LabeledTriple
     judge: Judge
     queries: list[str]
+    claim: Claim
     read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
     evidence: Evidence = field(default_factory=Evidence)  # from the passages of trusted sources
     everything: Evidence = field(default_factory=Evidence)  # from every passage, distrusted ones too
     history: list[Evidence] = field(default_factory=list)  # the evidence after each search
     turns: list[Turn] = field(default_factory=list)
+    contradiction: Contradiction | None = None
 
     def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
         """The best-supported passages, those of trusted sources first."""
@@ -150,10 +187,14 @@ class ReadingAgent:
 
     def __init__(self, retriever: Retriever, reader: Reader, calibration: Calibration | None,
                  paraphrases: dict[str, list[str]], config: ReadingConfig | None = None,
-                 rare: RareRelations | None = None):
+                 rare: RareRelations | None = None, one_valued: OneValued | None = None):
         """`calibration` None reads every triple to the full search budget and decides nothing: what the
-        calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any."""
+        calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any.
+        `one_valued`: the relations another value contradicts, with the names their values take; None: the
+        shipped table and the config's relations, with no names (a date or a number can still contradict)."""
         self.config = config or ReadingConfig()
+        self.one_valued = one_valued or OneValued.read(shipped_table(), self.config.one_valued)
+        self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
         learned = None
         if calibration is not None and self.config.stop_policy is not None:
             learned = LearnedStop.read(self.config.stop_policy).check(
@@ -162,19 +203,61 @@ class ReadingAgent:
         self.paraphrases = paraphrases
 
     def start(self, item: LabeledTriple) -> Reading:
+        claim = Claim.of(item.triple)
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
-        queries = [compose_query(item.triple, name, paraphrase) for name in QUERY_ORDER]
+        queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
         judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
-        return Reading(item=item, judge=judge, queries=list(dict.fromkeys(queries))[:self.config.max_searches])
-
+        # No passage can check a link or an identifier, and a label the subject's own names settle needs none.
+        searched = claim.checkable and not claim.named_by_subject()
+        return Reading(item=item, judge=judge, claim=claim, done=not searched,
+                       queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
 
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
         readings = [self.start(item) for item in items]
-        active = list(readings)
+        active = [r for r in readings if not r.done]
         while active:
             self.step(active)
             active = [r for r in active if not r.done]
+        self.contradictions([r for r in readings if r.searches and self.contradictable(r)])
         return readings
+
+    def contradicts_another_value(self, triple: Triple) -> bool:
+        """Whether another value a passage states would contradict the triple: a date or a number, or a name
+        of a relation with one value per subject."""
+        claim = Claim.of(triple)
+        return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and self.one_valued.holds(triple))
+
+    def contradictable(self, reading: Reading) -> bool:
+        """Whether to look for another value: the triple is not supported already, and one would contradict it."""
+        calibration = reading.judge.calibration
+        if calibration is None or calibration.settles(reading.evidence) or not self.config.other_values:
+            return False
+        return self.contradicts_another_value(reading.item.triple)
+
+    def contradictions(self, readings: list[Reading]) -> None:
+        """For each triple, the trusted passage read that best supports another value in the object's place,
+        where the reader's calibration would say the triple with that value true: one reader batch per judge."""
+        pairs: list[tuple[Reading, Hit, str]] = []
+        for reading in readings:
+            for hit, _ in reading.read.values():
+                if self.config.distrusts(hit.passage.source):
+                    continue
+                view = reader_view(reading.claim.triple, hit.passage.text)
+                if view.has_subject:
+                    text, limit = hit.passage.text, self.config.other_values
+                    values = (self.one_valued.others_in(reading.claim.triple, text, limit)
+                              if reading.claim.kind is Kind.ENTITY else reading.claim.others_in(text, limit))
+                    pairs += [(reading, hit, value) for value in values]
+        for judge in {id(r.judge): r.judge for r, _, _ in pairs}.values():
+            mine = [(r, h, v) for r, h, v in pairs if r.judge is judge]
+            scores = np.nan_to_num(judge.reader.score(
+                [(r.claim.with_object(v), h.passage.text, h.passage.title) for r, h, v in mine]), nan=NO_SUPPORT)
+            assert judge.calibration is not None
+            for (reading, hit, value), logit in zip(mine, scores):
+                p_other = judge.calibration.probability(Evidence().add(float(logit), True, True))
+                best = reading.contradiction
+                if p_other >= judge.calibration.true_at and (best is None or p_other > best.p_other):
+                    reading.contradiction = Contradiction(hit, value, p_other)
 
     def step(self, active: list[Reading]) -> None:
         started = time.perf_counter()
@@ -185,15 +268,18 @@ class ReadingAgent:
             reading.searches += 1
             fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
             reading.turns.append(self._turn(reading, query, hits))
+        # A date or a number is named by its value: the triple each passage is read against marks the forms
+        # in which that passage writes it.
+        triples = [reading.claim.for_passage(hit.passage.text) for reading, hit in fresh]
         scores = np.zeros(len(fresh), dtype=np.float32)
         for judge in {id(r.judge): r.judge for r, _ in fresh}.values():  # one reader batch per judge
             mine = [i for i, (r, _) in enumerate(fresh) if r.judge is judge]
-            scores[mine] = judge.reader.score([(fresh[i][0].item.triple, fresh[i][1].passage.text,
-                                                fresh[i][1].passage.title) for i in mine])
+            scores[mine] = judge.reader.score([(triples[i], fresh[i][1].passage.text, fresh[i][1].passage.title)
+                                               for i in mine])
         scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
-        for (reading, hit), score in zip(fresh, scores):
+        for (reading, hit), triple, score in zip(fresh, triples, scores):
             reading.read[hit.passage.id] = (hit, float(score))
-            view = reader_view(reading.item.triple, hit.passage.text)
+            view = reader_view(triple, hit.passage.text)
             named = view.has_subject and view.has_object
             reading.everything = reading.everything.add(float(score), named, view.has_subject)
             if not self.config.distrusts(hit.passage.source):
@@ -223,19 +309,37 @@ class ReadingAgent:
     def to_verdict(self, reading: Reading) -> Verdict:
         calibration = reading.judge.calibration
         assert calibration is not None
-        p_true = calibration.probability(reading.evidence)
-        outcome = calibration.outcome(p_true)
-        if outcome is not Outcome.TRUE and calibration.settles(reading.everything):
-            outcome = Outcome.UNDECIDED  # only a distrusted source supports it: a person decides
-        verdict = {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome]
+        claim, contradiction = reading.claim, reading.contradiction
+        p_support = calibration.probability(reading.evidence)
+        prior = self.config.prior or calibration.prior or DEFAULT_PRIOR
+        cited: list[Hit] = []
+        stated_instead = None
+        if not claim.checkable:
+            finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
+        elif claim.named_by_subject():
+            finding, verdict, p_true = Finding.SUPPORTED, True, LABEL_BY_NAME
+        elif calibration.outcome(p_support) is Outcome.TRUE:
+            finding, verdict, p_true = Finding.SUPPORTED, True, p_support
+        elif contradiction is not None:
+            finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
+            p_true = self.absence.contradicted(p_support, contradiction.p_other, prior)
+            cited = [contradiction.hit]
+        elif calibration.settles(reading.everything):
+            # Only a distrusted source supports it: a person decides.
+            finding, verdict, p_true = Finding.NOT_ENOUGH_EVIDENCE, None, p_support
+        else:
+            finding = Finding.NOT_ENOUGH_EVIDENCE
+            verdict, p_true = self.absence.unsupported(calibration, p_support, prior)
         # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.
-        trusted_first = self.config.distrusts if outcome is not Outcome.UNDECIDED else (lambda source: False)
-        cited = [hit for hit, score in reading.best(self.config.max_cited, trusted_first)]
+        trusted_first = self.config.distrusts if verdict is not None else (lambda source: False)
+        cited += [hit for hit, score in reading.best(self.config.max_cited, trusted_first) if hit not in cited]
         return Verdict(
             id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
-            gold=reading.item.label, confidence=round(p_true if verdict else 1.0 - p_true if verdict is False
-                                                       else max(p_true, 1.0 - p_true), 4),
-            evidence=[EvidenceRef.of(h.passage) for h in cited],
+            gold=reading.item.label, confidence=None if p_true is None else round(
+                p_true if verdict else 1.0 - p_true if verdict is False else max(p_true, 1.0 - p_true), 4),
+            evidence=[EvidenceRef.of(h.passage) for h in cited[:self.config.max_cited]],
             search_calls=reading.searches, seconds=reading.seconds, trajectory=reading.turns,
-            p_true=round(p_true, 4), undecided=outcome is Outcome.UNDECIDED, reading=reading.evidence,
-            rare_relation=reading.judge is not self.main)
+            p_true=None if p_true is None else round(p_true, 4),
+            undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
+            reading=reading.evidence if reading.searches else None, rare_relation=reading.judge is not self.main,
+            outcome=finding.value, stated_instead=stated_instead)

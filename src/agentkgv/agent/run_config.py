@@ -31,7 +31,8 @@ BASELINE_AGENT_FIELDS = {"lexical": ("top_k",), "direct": _GENERATION,
                          "ircot": (*_GENERATION, "top_k", "max_turns")}
 
 # Where each command-line option lands in the config.
-OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "rare_reader": ("reading", "rare_reader"), "distrust": ("reading", "distrust"), "stop_policy": ("reading", "stop_policy"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
+OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "rare_reader": ("reading", "rare_reader"), "distrust": ("reading", "distrust"),
+           "absence": ("reading", "absence"), "prior": ("reading", "prior"), "stop_policy": ("reading", "stop_policy"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
            "model": ("llm", "model"), "adapter": ("llm", "adapter"), "base_url": ("llm", "base_url"),
            "cache": ("llm", "cache"), "retriever": ("retriever", "kind"),
            "embedding_model": ("retriever", "embedding_model"), "index": ("retriever", "index")}

@@ -163,3 +163,13 @@ def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> di
         table[pid] = phrases
         table.setdefault(info.label, phrases)
     return table
+
+
+def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
+    """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
+    subject by X-FACTR's type, those of `keep` only when given; a name that is also another relation's
+    label or alias stays out."""
+    typed = {pid: info.single_valued and (keep is None or pid in keep)
+             for pid, info in predicates.items() if info.cardinality}
+    return sorted(key for key, one in by_name(predicates, typed).items() if one)
+

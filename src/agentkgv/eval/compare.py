@@ -32,7 +32,8 @@ class Comparison:
 
 
 def _word(v: Verdict) -> str:
-    return "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else str(v.verdict).lower()
+    word = "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else str(v.verdict).lower()
+    return word if v.outcome is None or v.outcome == word else f"{word} ({v.outcome})"
 
 
 def compare_runs(first: dict[str, Verdict], second: dict[str, Verdict]) -> Comparison:

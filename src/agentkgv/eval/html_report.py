@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
@@ -23,7 +23,7 @@ from pathlib import Path
 from jinja2 import Environment, select_autoescape
 from markupsafe import Markup, escape
 
-from agentkgv.agent.base import Verdict
+from agentkgv.agent.base import Finding, Verdict
 from agentkgv.eval.metrics import score
 from agentkgv.eval.runner import load_run
 
@@ -34,8 +34,8 @@ HISTOGRAM_BINS = 10
 _NAME_PARTS = re.compile(r"\s*[,()]\s*")
 _MIN_PART_CHARS = 3
 _MIN_WORD_CHARS = 4
-REVIEW_COLUMNS = ("id", "subject", "predicate", "object", "verdict", "confidence", "why", "first_evidence",
-                  "reviewer_verdict", "reviewer_note")
+REVIEW_COLUMNS = ("id", "subject", "predicate", "object", "verdict", "outcome", "confidence", "why",
+                  "first_evidence", "reviewer_verdict", "reviewer_note")
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,19 @@ def needs_review(verdict: Verdict, below: float) -> bool:
 
 
 def review_queue(verdicts: list[Verdict], below: float) -> list[Verdict]:
-    """No-verdict triples first, then by rising confidence: the least settled at the top."""
-    queue = [v for v in verdicts if needs_review(v, below)]
-    return sorted(queue, key=lambda v: (v.verdict is not None, v.confidence if v.confidence is not None else -1.0))
+    """What a person settles fastest first: a contradiction the verifier doubts (the cited passage states
+    another value: one read decides), then "not enough evidence" with P(true) nearest the middle (the prior
+    says least), then the other doubtful verdicts by rising confidence; triples no text can check last."""
+    def order(v: Verdict) -> tuple[int, float]:
+        if v.outcome == Finding.CONTRADICTED.value:
+            return 0, v.confidence if v.confidence is not None else 0.0
+        if v.outcome == Finding.NOT_CHECKABLE.value:
+            return 3, 0.0
+        if v.verdict is None:
+            return 1, abs((v.p_true if v.p_true is not None else 0.5) - 0.5)
+        return 2, v.confidence if v.confidence is not None else -1.0
+
+    return sorted((v for v in verdicts if needs_review(v, below)), key=order)
 
 
 def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
@@ -82,11 +92,21 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
         writer = csv.writer(handle)
         writer.writerow(REVIEW_COLUMNS)
         for v in queue:
-            why = "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else ("no confidence" if v.confidence is None
-                                                          else f"confidence {v.confidence:.2f} < {below:.2f}")
             writer.writerow([v.id, v.triple.subject, v.triple.predicate, v.triple.object, _verdict_word(v.verdict),
-                             "" if v.confidence is None else f"{v.confidence:.3f}", why,
+                             v.finding, "" if v.confidence is None else f"{v.confidence:.3f}", _why(v, below),
                              v.evidence[0].text if v.evidence else "", "", ""])
+
+
+def _why(v: Verdict, below: float) -> str:
+    if v.outcome == Finding.CONTRADICTED.value:
+        return f"the first passage states {v.stated_instead!r} instead"
+    if v.outcome == Finding.NOT_CHECKABLE.value:
+        return "a link or an identifier: no text can check it"
+    if v.undecided:
+        return "not enough evidence" if v.p_true is None else f"not enough evidence (P(true) {v.p_true:.2f})"
+    if v.verdict is None:
+        return "no verdict"
+    return "no confidence" if v.confidence is None else f"confidence {v.confidence:.2f} < {below:.2f}"
 
 
 def highlight(text: str, names: dict[str, Sequence[str]]) -> Markup:
@@ -147,9 +167,11 @@ def render(verdicts: list[Verdict], settings: dict, source_name: str, review_bel
     template = environment.from_string(files("agentkgv.eval").joinpath("report.html.j2").read_text(encoding="utf-8"))
     counts = {"true": sum(v.verdict is True for v in verdicts), "false": sum(v.verdict is False for v in verdicts),
               "no verdict": sum(v.verdict is None for v in verdicts)}
+    findings = Counter(v.outcome for v in verdicts if v.outcome is not None)
     bins = histogram(verdicts)
     return template.render(
-        source_name=source_name, verdicts=verdicts, counts=counts, scores=scores, labeled=len(labeled),
+        source_name=source_name, verdicts=verdicts, counts=counts, findings=dict(findings.most_common()),
+        scores=scores, labeled=len(labeled),
         predicates=per_predicate_rows(verdicts), bins=bins, tallest=max([b["true"] + b["false"] for b in bins] + [1]),
         method=settings.get("method", "?"), index=settings.get("index"), review_below=review_below,
         review_count=review_count, needs_review=lambda v: needs_review(v, review_below))

@@ -22,6 +22,7 @@ from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.factory import build_llm
+from agentkgv.agent.one_valued import OneValued
 from agentkgv.retrieval.factory import load_retriever
 
 
@@ -34,12 +35,15 @@ class VerifierSpec(BaseModel):
     run: RunConfig
     index_root: Path  # the folder the run's retriever (`run.retriever`) loads its index from
     paraphrases: dict[str, list[str]]
+    data: Path | None = None  # the data folder, whose facts files give the reader agent's one-valued relations' values
 
     def build(self) -> tuple[Verifier, str | None]:
         """The verifier and the loaded LLM's name (None for the lexical check and the reader's agent, which
         load none)."""
         llm = build_llm(self.run.llm) if self.run.needs_llm else None
-        verifier = build_verifier(self.run, load_retriever(self.run.retriever, self.index_root), self.paraphrases, llm)
+        one_valued = OneValued.load(self.data, self.run.reading.one_valued) if self.data and self.run.uses_reader else None
+        verifier = build_verifier(self.run, load_retriever(self.run.retriever, self.index_root), self.paraphrases, llm,
+                                  one_valued=one_valued)
         return verifier, llm.name if llm is not None else None
 
 

@@ -4,6 +4,8 @@ Three named graphs under a base IRI:
 - `<base>verdicts`: one node per verdict, a reification of the triple it judged (`rdf:subject`,
   `rdf:predicate`, `rdf:object`: every store reads it, where RDF-star and RDF 1.2 triple terms are not yet
   read everywhere; with `triple_terms`, also RDF 1.2's `rdf:reifies <<( s p o )>>`, for stores that do), with `kgv:outcome` (`kgv:True`, `kgv:False`, `kgv:NotEnoughEvidence`, `kgv:NoAnswer`),
+  `kgv:finding`, what the documents say where the method tells it (`kgv:Supported`, `kgv:Contradicted` with
+  `kgv:statedInstead`, the value the cited passage gives, `kgv:NotEnoughEvidence`, `kgv:NotCheckable`),
   `kgv:confidence` and `kgv:probabilityTrue` (xsd:decimal), `kgv:searches`, `kgv:cites` for each passage it
   cites (`kgv:text`, `dcterms:title`, `dcterms:source`), and PROV-O: the verdict is a `prov:Entity`
   `prov:wasGeneratedBy` a `prov:Activity` (the run) with `kgv:method` and `prov:endedAtTime`;
@@ -28,7 +30,7 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from agentkgv.agent.base import Verdict
+from agentkgv.agent.base import Finding, Verdict
 from agentkgv.data.records import Triple
 
 KGV = "https://w3id.org/agentkgv/ns#"
@@ -47,6 +49,8 @@ def _k(name: str) -> ox.NamedNode:
 TYPE, SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + n) for n in ("type", "subject", "predicate", "object"))
 REIFIES = ox.NamedNode(RDF + "reifies")
 OUTCOMES = {True: _k("True"), False: _k("False"), "undecided": _k("NotEnoughEvidence"), None: _k("NoAnswer")}
+FINDINGS = {Finding.SUPPORTED.value: _k("Supported"), Finding.CONTRADICTED.value: _k("Contradicted"),
+            Finding.NOT_ENOUGH_EVIDENCE.value: _k("NotEnoughEvidence"), Finding.NOT_CHECKABLE.value: _k("NotCheckable")}
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,10 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
                     ox.Quad(node, ox.NamedNode(PROV + "wasGeneratedBy"), activity, g))
         if triple_terms:
             yield ox.Quad(node, REIFIES, ox.Triple(s, p, o), g)
+        if verdict.outcome in FINDINGS:
+            yield ox.Quad(node, _k("finding"), FINDINGS[verdict.outcome], g)
+        if verdict.stated_instead:
+            yield ox.Quad(node, _k("statedInstead"), ox.Literal(verdict.stated_instead), g)
         for name, value in (("confidence", verdict.confidence), ("probabilityTrue", verdict.p_true)):
             if value is not None:
                 yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)

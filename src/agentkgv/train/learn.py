@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentkgv.agent.base import Verdict
+from agentkgv.agent.base import Finding, Verdict
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
 from agentkgv.data.errors import DataError
@@ -38,6 +38,8 @@ from agentkgv.train.reader_data import ReaderPair
 LEARNED_FILE = "learned.json"
 # Fewer reviewed triples than this say too little to move a calibration.
 MIN_REVIEWS = 20
+# Reviewed triples the documents said nothing about, at least, to learn the prior from.
+MIN_PRIOR_REVIEWS = 10
 # From this many reviewed triples on, the reader's weights are tuned on their passages as well.
 TUNE_AT = 50
 
@@ -88,10 +90,21 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
         fitted = fit_calibration(evidence, gold)
     except ValueError as error:
         raise DataError(review_path, f"cannot learn from these reviews: {error}") from None
+    fitted = fitted.model_copy(update={"prior": learned_prior(reviewed, gold, current.prior)})
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
                            current.model_dump(), fitted.model_dump(), tuned_pairs)
+
+
+def learned_prior(reviewed: Sequence[Verdict], gold: Sequence[bool], current: float | None) -> float | None:
+    """The share of true triples among the reviewed ones the documents said nothing about, smoothed toward an
+    even prior (one true and one false pseudo-review) and kept within [0.05, 0.95]; `current` when fewer than
+    `MIN_PRIOR_REVIEWS` of them were reviewed."""
+    silent = [label for v, label in zip(reviewed, gold, strict=True) if v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value]
+    if len(silent) < MIN_PRIOR_REVIEWS:
+        return current
+    return round(min(0.95, max(0.05, (sum(silent) + 1) / (len(silent) + 2))), 4)
 
 
 def review_pairs(reviewed: Sequence[Verdict], labels: Sequence[bool]) -> list[ReaderPair]:

@@ -1,0 +1,148 @@
+"""Supported, contradicted, not enough evidence, not checkable: what the documents say, and the verdict drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agentkgv.agent.base import Finding
+from agentkgv.agent.calibration import Calibration
+from agentkgv.agent.claims import Claim, Kind, name_forms
+from agentkgv.agent.one_valued import OneValued, shipped_table
+from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
+from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+from agentkgv.agent.values import Date, dates_in, numbers_in, parse_date, parse_number
+from agentkgv.data.co_mention import ObjectNames
+from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.data.text import folded_words
+from agentkgv.retrieval.bm25 import BM25Retriever
+
+CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
+PLACES = OneValued(frozenset({"place of birth"}), {"place of birth": ObjectNames(
+    [("", name) for name in ("London", "Cheltenham", "Gloucestershire", "Leeds", "York")])})
+
+
+class WordReader:
+    """Support 3 where the passage holds the object's words (or a form the claim marks) and `born`, 0 where
+    it holds the object only, -3 otherwise: the agent's logic alone; the real reader is tested below."""
+
+    name = "word-reader"
+
+    def score(self, pairs):
+        def one(triple: Triple, text: str) -> float:
+            words = " " + " ".join(folded_words(text)) + " "
+            named = any(f" {' '.join(folded_words(n))} " in words for n in triple.object_names)
+            return 3.0 if named and " born " in words else 0.0 if named else -3.0
+
+        return np.array([one(t, text) for t, text, _ in pairs], dtype=np.float32)
+
+
+def agent_over(tmp_path, texts: list[str], absence: str = "unknown", reader=None, calibration=CALIBRATION,
+               one_valued: OneValued = PLACES) -> ReadingAgent:
+    index = BM25Retriever.build([Passage(f"p{i}", t) for i, t in enumerate(texts)], tmp_path / "bm25")
+    return ReadingAgent(index, reader or WordReader(), calibration, {}, ReadingConfig(absence=absence, prior=0.6),
+                        one_valued=one_valued)
+
+
+def born(obj: str, subject: str = "Mark Hamill") -> LabeledTriple:
+    return LabeledTriple(f"{subject}-{obj}", Triple(subject, "place of birth", obj))
+
+
+def test_another_value_of_a_one_valued_relation_contradicts_and_is_cited(tmp_path):
+    agent = agent_over(tmp_path, ["Mark Hamill was born in Cheltenham, Gloucestershire.", "Mark Hamill died in London."])
+    verdict = agent.verify([born("London")])[0]
+    assert verdict.outcome == Finding.CONTRADICTED.value and verdict.verdict is False
+    assert verdict.stated_instead == "Cheltenham"  # not Gloucestershire: that is where Cheltenham lies
+    read = {pid for turn in verdict.trajectory for pid in turn.retrieved}
+    assert verdict.evidence[0].id == "p0" and verdict.evidence[0].id in read
+    assert verdict.p_true <= 0.6
+
+
+def test_another_relation_between_the_pair_is_not_enough_evidence(tmp_path):
+    agent = agent_over(tmp_path, ["Mark Hamill died in London.", "London is a city in England."])
+    verdict = agent.verify([born("London")])[0]
+    assert verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.verdict is None and verdict.undecided
+    assert verdict.p_true == 0.6  # the prior: nothing read says either way
+
+
+def test_a_triple_whose_evidence_is_gone_is_never_false_unless_absence_counts(tmp_path):
+    texts = ["Bob Jones was a farmer in York.", "York is a city in England."]
+    open_world = agent_over(tmp_path, texts).verify([born("Leeds", "Ada Smith")])[0]
+    assert open_world.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and open_world.verdict is None
+    closed = agent_over(tmp_path, texts, absence="false").verify([born("Leeds", "Ada Smith")])[0]
+    assert closed.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and closed.verdict is False
+
+
+def test_support_wins_and_a_many_valued_relation_is_never_contradicted(tmp_path):
+    agent = agent_over(tmp_path, ["Mark Hamill was born in London.", "Mark Hamill was born in Cheltenham."])
+    assert agent.verify([born("London")])[0].outcome == Finding.SUPPORTED.value
+    genre = LabeledTriple("g", Triple("Mark Hamill", "genre", "jazz"))
+    many = agent_over(tmp_path, ["Mark Hamill was born to play opera."], one_valued=OneValued(frozenset()))
+    assert many.verify([genre])[0].outcome == Finding.NOT_ENOUGH_EVIDENCE.value
+
+
+def test_a_label_is_checked_by_name_and_a_link_is_not_checkable(tmp_path):
+    agent = agent_over(tmp_path, ["Billy Wilder was a film director."])
+    label, link, ident = agent.verify([
+        LabeledTriple("l", Triple("Billy Wilder", "rdfs:label", "Wilder, Billy")),
+        LabeledTriple("i", Triple("Billy Wilder", "thumbnail", "http://commons.wikimedia.org/Wilder.jpg")),
+        LabeledTriple("w", Triple("Billy Wilder", "wikiPageID", "40291"))])
+    assert label.outcome == Finding.SUPPORTED.value and label.verdict is True and label.search_calls == 0
+    for verdict in (link, ident):
+        assert verdict.outcome == Finding.NOT_CHECKABLE.value and verdict.verdict is None and not verdict.undecided
+        assert verdict.search_calls == 0 and verdict.p_true is None
+    # A wrong label is read like any claim: nothing states it, so not enough evidence.
+    wrong = agent.verify([LabeledTriple("x", Triple("Billy Wilder", "name", "Fritz Lang"))])[0]
+    assert wrong.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and wrong.search_calls > 0
+
+
+def test_dates_and_numbers_are_compared_as_values(tmp_path):
+    agent = agent_over(tmp_path, ["Ada Smith was born on 3 May 1901 in Leeds.", "Ada Smith moved to York in 1930."])
+    right, wrong = agent.verify([LabeledTriple("r", Triple("Ada Smith", "date of birth", "1901-05-03")),
+                                 LabeledTriple("w", Triple("Ada Smith", "date of birth", "1902-01-07"))])
+    assert right.outcome == Finding.SUPPORTED.value
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "3 May 1901"
+    assert parse_date("+1901-05-03T00:00:00Z") == Date(1901, 5, 3) and parse_date("May 1901") == Date(1901, 5)
+    assert Date(1901).agrees(Date(1901, 5, 3)) is True and Date(1901, 5, 3).agrees(Date(1901)) is None
+    assert [s for s, _ in dates_in("born 3 May 1901, died March 2, 1950; in 1930")] == ["3 May 1901", "March 2, 1950", "1930"]
+    population = parse_number("1,234,567")
+    assert population.agrees(parse_number("1.2 million")) and not population.agrees(parse_number("2 million"))
+    assert parse_number("1,250 m").agrees(parse_number("1250 metres"))
+    assert parse_number("1,250 m").agrees(parse_number("1250 ft")) is None  # a length in other units: unknown
+    assert [s for s, _ in numbers_in("an area of 105 km2 in 2010, born 3 May 1901")] == ["105 km2", "2010"]
+
+
+def test_the_kind_of_a_triple():
+    kinds = {o: Claim.of(Triple("X", p, o)).kind for p, o in [
+        ("date of birth", "1906-06-22"), ("founded", "1950"), ("elevation", "1450"), ("population", "1,234,567"),
+        ("subject", "Category:Films set in the 1890s"), ("depiction", "http://a.org/b.png"), ("homepage", "www.x.org"),
+        ("rdfs:label", "X"), ("place of birth", "Leeds")]}
+    assert kinds == {"1906-06-22": Kind.DATE, "1950": Kind.DATE, "1450": Kind.NUMBER, "1,234,567": Kind.NUMBER,
+                     "Category:Films set in the 1890s": Kind.CATEGORY, "http://a.org/b.png": Kind.NOT_CHECKABLE,
+                     "www.x.org": Kind.NOT_CHECKABLE, "X": Kind.LABEL, "Leeds": Kind.ENTITY}
+    category = Claim.of(Triple("X", "subject", "Category:Films set in the 1890s")).triple
+    assert (category.predicate, category.object) == ("is a", "Film set in the 1890s")
+    assert name_forms("Wilder, Billy") == ("Wilder, Billy", "Billy Wilder")
+    assert name_forms("Paris_(France)") == ("Paris (France)", "Paris")
+
+
+def test_the_shipped_one_valued_table_reads_relations_by_id_and_name():
+    table = OneValued.read(shipped_table(), ("hasCEO",))
+    assert table.holds(Triple("a", "place of birth", "b")) and table.holds(Triple("a", "birth place", "b"))
+    assert table.holds(Triple("a", "x", "b", predicate_id="P20")) and table.holds(Triple("a", "hasCEO", "b"))
+    assert not table.holds(Triple("a", "occupation", "b")) and not table.holds(Triple("a", "instrument", "b"))
+
+
+shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")
+
+
+@shipped
+def test_the_shipped_reader_reads_cheltenham_as_contradicting_london(tmp_path):
+    folder = shipped_reader_dir()
+    agent = agent_over(tmp_path, ["Gustav Holst was born in Cheltenham, Gloucestershire, in 1874.",
+                                  "Gustav Holst taught music at a school in Hammersmith."],
+                       reader=CrossEncoderReader(folder), calibration=Calibration.read(folder))
+    london, cheltenham = agent.verify([born("London", "Gustav Holst"), born("Cheltenham", "Gustav Holst")])
+    assert london.outcome == Finding.CONTRADICTED.value and london.stated_instead == "Cheltenham"
+    assert london.evidence[0].text.startswith("Gustav Holst was born in Cheltenham")
+    assert cheltenham.outcome == Finding.SUPPORTED.value
