@@ -8,18 +8,22 @@ import pytest
 from agentkgv.agent.base import Finding
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.claims import Claim, Kind, name_forms
-from agentkgv.agent.one_valued import OneValued, shipped_table
+from agentkgv.agent.relation_cues import RelationCues, stems
+from agentkgv.agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.agent.values import Date, dates_in, numbers_in, parse_date, parse_number
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.data.text import folded_words
+from agentkgv.paths import data_dir
 from agentkgv.retrieval.bm25 import BM25Retriever
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
-PLACES = OneValued(frozenset({"place of birth"}), {"place of birth": ObjectNames(
-    [("", name) for name in ("London", "Cheltenham", "Gloucestershire", "Leeds", "York")])})
+# A place of birth as the facts files would give it: one value per subject, the cities it takes, its cues.
+PLACES = RelationFacts(frozenset({"place of birth"}), {"place of birth": ObjectNames(
+    [("", name) for name in ("London", "Cheltenham", "Gloucestershire", "Leeds", "York")])}, RelationCues(
+    {"place of birth": stems(["place of birth", "born in"]), "date of birth": stems(["date of birth", "born on"])}, {}))
 
 
 class WordReader:
@@ -38,10 +42,10 @@ class WordReader:
 
 
 def agent_over(tmp_path, texts: list[str], absence: str = "unknown", reader=None, calibration=CALIBRATION,
-               one_valued: OneValued = PLACES) -> ReadingAgent:
+               relations: RelationFacts = PLACES) -> ReadingAgent:
     index = BM25Retriever.build([Passage(f"p{i}", t) for i, t in enumerate(texts)], tmp_path / "bm25")
     return ReadingAgent(index, reader or WordReader(), calibration, {}, ReadingConfig(absence=absence, prior=0.6),
-                        one_valued=one_valued)
+                        relations=relations)
 
 
 def born(obj: str, subject: str = "Mark Hamill") -> LabeledTriple:
@@ -77,7 +81,7 @@ def test_support_wins_and_a_many_valued_relation_is_never_contradicted(tmp_path)
     agent = agent_over(tmp_path, ["Mark Hamill was born in London.", "Mark Hamill was born in Cheltenham."])
     assert agent.verify([born("London")])[0].outcome == Finding.SUPPORTED.value
     genre = LabeledTriple("g", Triple("Mark Hamill", "genre", "jazz"))
-    many = agent_over(tmp_path, ["Mark Hamill was born to play opera."], one_valued=OneValued(frozenset()))
+    many = agent_over(tmp_path, ["Mark Hamill was born to play opera."], relations=RelationFacts(frozenset()))
     assert many.verify([genre])[0].outcome == Finding.NOT_ENOUGH_EVIDENCE.value
 
 
@@ -102,6 +106,10 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
                                  LabeledTriple("w", Triple("Ada Smith", "date of birth", "1902-01-07"))])
     assert right.outcome == Finding.SUPPORTED.value
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "3 May 1901"
+    # Another date beside the subject, with no word of the relation between them, contradicts nothing.
+    moved = agent_over(tmp_path, ["Ada Smith moved to York in 1930."]).verify(
+        [LabeledTriple("m", Triple("Ada Smith", "date of birth", "1931-02-01"))])[0]
+    assert moved.outcome == Finding.NOT_ENOUGH_EVIDENCE.value
     assert parse_date("+1901-05-03T00:00:00Z") == Date(1901, 5, 3) and parse_date("May 1901") == Date(1901, 5)
     assert Date(1901).agrees(Date(1901, 5, 3)) is True and Date(1901, 5, 3).agrees(Date(1901)) is None
     assert [s for s, _ in dates_in("born 3 May 1901, died March 2, 1950; in 1930")] == ["3 May 1901", "March 2, 1950", "1930"]
@@ -127,7 +135,7 @@ def test_the_kind_of_a_triple():
 
 
 def test_the_shipped_one_valued_table_reads_relations_by_id_and_name():
-    table = OneValued.read(shipped_table(), ("hasCEO",))
+    table = RelationFacts.read(shipped_table(), ("hasCEO",))
     assert table.holds(Triple("a", "place of birth", "b")) and table.holds(Triple("a", "birth place", "b"))
     assert table.holds(Triple("a", "x", "b", predicate_id="P20")) and table.holds(Triple("a", "hasCEO", "b"))
     assert not table.holds(Triple("a", "occupation", "b")) and not table.holds(Triple("a", "instrument", "b"))
@@ -146,3 +154,18 @@ def test_the_shipped_reader_reads_cheltenham_as_contradicting_london(tmp_path):
     assert london.outcome == Finding.CONTRADICTED.value and london.stated_instead == "Cheltenham"
     assert london.evidence[0].text.startswith("Gustav Holst was born in Cheltenham")
     assert cheltenham.outcome == Finding.SUPPORTED.value
+
+
+@shipped
+@pytest.mark.skipif(not (data_dir() / "lama_trex").exists(), reason="no facts files")
+def test_died_in_london_does_not_say_born_in_london_with_the_shipped_reader(tmp_path):
+    """The shipped reader alone scores "died in London" as a birth there; the cues of the relations the facts
+    files hold (a place of death is a place of birth's rival) take that support away."""
+    folder = shipped_reader_dir()
+    agent = agent_over(tmp_path, ["Gustav Holst died in London on 25 May 1934.", "London is the capital of England."],
+                       reader=CrossEncoderReader(folder), calibration=Calibration.read(folder),
+                       relations=RelationFacts.load(data_dir()))
+    born_there, died_there = agent.verify([born("London", "Gustav Holst"),
+                                           LabeledTriple("d", Triple("Gustav Holst", "place of death", "London"))])
+    assert born_there.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and born_there.verdict is None
+    assert died_there.outcome == Finding.SUPPORTED.value

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agentkgv.agent.base import Verifier
 from agentkgv.agent.factory import build_verifier
+from agentkgv.agent.reader import reader_folder
 from agentkgv.agent.reading import ReadingAgent
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (load_split)
@@ -34,8 +35,9 @@ from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.retrieval.user_index import open_index
+from agentkgv.training import held_out_training_examples, reader_held_out_share
 from agentkgv.retrieval.factory import RetrieverConfig, bm25_dir
-from agentkgv.pipeline import (EVAL_SPLITS, SILENT, TEST_SPLITS, Hooks, ensure_benchmark, index_documents, method_runs, one_valued,
+from agentkgv.pipeline import (EVAL_SPLITS, SILENT, TEST_SPLITS, Hooks, ensure_benchmark, index_documents, method_runs, relation_facts,
                                open_verifier, with_index,
                                paraphrases,
                                retriever_for, shared_llms, split_examples)
@@ -103,7 +105,7 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
         def make(retriever: Retriever, guard: bool, config: RunConfig = config,
                  llm: LLM | None = llm) -> tuple[Verifier, dict]:
             chosen = config.model_copy(update={"evidence_guard": guard})
-            return (build_verifier(chosen, retriever, table, llm, one_valued=one_valued(ws, chosen)),
+            return (build_verifier(chosen, retriever, table, llm, relations=relation_facts(ws, chosen)),
                     chosen.identity(llm.name if llm else None))
 
         items = {split: [e.as_labeled() for e in examples[split]] for split in splits}
@@ -148,15 +150,23 @@ def bench_confidence(ws: Workspace, run_names: list[str], review_below: float) -
     return ConfidenceReport(rows, kinds, plot)
 
 
+# The pseudo-split of the evidence-withheld test that fits on training triples the reader never saw (the draw
+# its calibration was fitted on), not on a test split.
+HELD_OUT_TRAIN = "held_out_train"
+HELD_OUT_TRIPLES = 2000
+
+
 def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: list[str], run_name: str,
                    batch_size: int = 64, hooks: Hooks = SILENT) -> list[WithheldRow]:
-    """The evidence-withheld test (eval/withheld.py): the reader agent over each split against a BM25 index of
-    the corpus less the evidence of a fixed half, once for each way of reading absence."""
+    """The evidence-withheld test (eval/withheld.py): the reader agent over each split (or `HELD_OUT_TRAIN`)
+    against a BM25 index of the corpus less the evidence of a fixed half, once for each way of reading absence."""
     if not run.uses_reader:
         raise DataError(Path("--method"), "the evidence-withheld test reads the reader agent's outcomes: "
                                           "method agentkgv, judge reader")
     ensure_benchmark(ws, hooks)
-    examples = {split: split_examples(ws, split) for split in splits}
+    examples = {split: held_out_training_examples(ws, reader_held_out_share(reader_folder(run.reading.reader)),
+                                                  HELD_OUT_TRIPLES) if split == HELD_OUT_TRAIN
+                else split_examples(ws, split) for split in splits}
     parts = {split: halves(items) for split, items in examples.items()}
     ids = {i for h in parts.values() for i in h.passage_ids}
     sources = {s for h in parts.values() for s in h.sources}
@@ -171,8 +181,8 @@ def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: l
     rows = []
     for absence in absences:
         config = run.model_copy(update={"reading": run.reading.model_copy(update={"absence": absence})})
-        relations = one_valued(ws, config)
-        verifier = build_verifier(config, retriever, paraphrases(ws), one_valued=relations)
+        relations = relation_facts(ws, config)
+        verifier = build_verifier(config, retriever, paraphrases(ws), relations=relations)
         assert isinstance(verifier, ReadingAgent)
         for split, part in parts.items():
             items = [e.as_labeled() for e in examples[split]]
@@ -180,7 +190,7 @@ def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: l
                 verdicts = {v.id: v for v in run_verifier(
                     verifier, items, ws.runs / run_name / f"{split}-{absence}.jsonl", batch_size, advance,
                     config.identity() | {"withheld": digest})}
-            for half, chosen in (("withheld", part.withheld), ("kept", part.kept)):
+            for half, chosen in (("withheld", part.withheld), ("kept", part.kept), ("both", examples[split])):
                 rows.append(withheld_row(split, half, absence, [verdicts[e.id] for e in chosen if e.id in verdicts],
                                          lambda v: verifier.contradicts_another_value(v.triple)))
     return rows

@@ -22,7 +22,7 @@ from typing import Literal
 
 from agentkgv.agent.base import Verdict, Verifier, WithoutTrajectories
 from agentkgv.agent.factory import build_verifier
-from agentkgv.agent.one_valued import OneValued
+from agentkgv.agent.relation_facts import RelationFacts
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.aliases import ALIAS_FILE, read_alias_table, with_aliases
 from agentkgv.data.benchmark import (SPLITS, TEST_SPLIT_REGIME, BenchmarkConfig, SplitStats, build_benchmark,
@@ -125,10 +125,10 @@ def paraphrases(ws: Workspace) -> dict[str, list[str]]:
     return paraphrase_table(load_predicates(ws.data))
 
 
-def one_valued(ws: Workspace, run: RunConfig) -> OneValued | None:
+def relation_facts(ws: Workspace, run: RunConfig) -> RelationFacts | None:
     """The relations another value contradicts, with their values' names from the facts files: the reader
     agent's; None for the other methods."""
-    return OneValued.load(ws.data, run.reading.one_valued) if run.uses_reader else None
+    return RelationFacts.load(ws.data, run.reading.one_valued) if run.uses_reader else None
 
 
 @dataclass
@@ -188,7 +188,7 @@ def method_verifiers(ws: Workspace, configs: list[RunConfig], llms: list[LLM | N
     """Each config's verifier with its model. The configs of one eval differ in method and model only
     (`method_runs`), so they share one index and one paraphrase table, each loaded once."""
     retriever, table = retriever_for(ws, configs[0].retriever, hooks), paraphrases(ws)
-    return [build_verifier(config, retriever, table, llm, one_valued=one_valued(ws, config))
+    return [build_verifier(config, retriever, table, llm, relations=relation_facts(ws, config))
             for config, llm in zip(configs, llms)]
 
 
@@ -292,7 +292,7 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
     if ray is None:
         llm = load_llm(run)
         retriever = retriever or retriever_for(ws, run.retriever, hooks)
-        yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm, one_valued=one_valued(ws, run)),
+        yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm, relations=relation_facts(ws, run)),
                            llm.name if llm else None, 1)
         return
     if retriever is None:

@@ -13,7 +13,7 @@ from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import gloss_table, load_predicates
-from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.data.records import Example, LabeledTriple, Triple
 from agentkgv.data.text import label_key
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.llm.factory import build_llm
@@ -169,15 +169,18 @@ def rare_relation_items(ws: Workspace, learned: dict[str, int], per_relation: in
     return [(LabeledTriple(name(p.triple), p.triple, p.label > 0.5), p.kind) for p in pairs]
 
 
-def held_out_training_items(ws: Workspace, held_out_share: float, count: int) -> list[LabeledTriple]:
+def held_out_training_examples(ws: Workspace, held_out_share: float, count: int) -> list[Example]:
     """A fixed balanced draw of `count` training triples of the subjects a reader trained with
     `held_out_share` never saw (its calibration is fitted on them), none of them a FactBench entity pair."""
     from agentkgv.train.reader_data import held_out
 
     factbench = reader_forbidden(ws)[1]
-    examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
-                                and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
-    return [e.as_labeled() for e in examples]
+    return balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, held_out_share)
+                            and (label_key(e.triple.subject), label_key(e.triple.object)) not in factbench], count)
+
+
+def held_out_training_items(ws: Workspace, held_out_share: float, count: int) -> list[LabeledTriple]:
+    return [e.as_labeled() for e in held_out_training_examples(ws, held_out_share, count)]
 
 
 def reader_held_out_share(folder: Path) -> float:

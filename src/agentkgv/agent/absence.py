@@ -23,7 +23,7 @@ class Absence(Protocol):
         """The verdict and P(true) of a triple nothing read supports or contradicts."""
         ...
 
-    def contradicted(self, p_support: float, p_other: float, prior: float) -> float:
+    def contradicted(self, calibration: Calibration, p_support: float, p_other: float, prior: float) -> float:
         """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`."""
         ...
 
@@ -37,7 +37,7 @@ class AbsenceIsFalse:
         outcome = calibration.outcome(p_support)
         return {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome], p_support
 
-    def contradicted(self, p_support: float, p_other: float, prior: float) -> float:
+    def contradicted(self, calibration: Calibration, p_support: float, p_other: float, prior: float) -> float:
         # The calibration was fitted on this kind of corpus, where a contradicted triple is an unsupported one.
         return p_support
 
@@ -51,17 +51,22 @@ class AbsenceIsUnknown:
         self.coverage = coverage
 
     def unsupported(self, calibration: Calibration, p_support: float, prior: float) -> tuple[bool | None, float]:
+        return None, self._posterior(p_support, prior, 1.0)
+
+    def contradicted(self, calibration: Calibration, p_support: float, p_other: float, prior: float) -> float:
+        if calibration.contradiction_ratio is None:
+            # Not fitted: as likely false as the other value is likely stated, and no likelier true than the prior.
+            return min(prior, 1.0 - p_other)
+        return self._posterior(p_support, prior, calibration.contradiction_ratio)
+
+    def _posterior(self, p_support: float, prior: float, contradiction: float) -> float:
         # The calibration was fitted where every true triple has its evidence and half the triples are true, so
         # its odds are the likelihood ratio of what was read, true against false. Where only `coverage` of the
         # true triples are stated, a true triple reads like a false one otherwise: the ratio is
         # coverage * LR + (1 - coverage), never under 1 - coverage, so silence never makes a confident false.
         ratio = self.coverage * p_support / (1.0 - p_support) + (1.0 - self.coverage)
-        odds = prior / (1.0 - prior) * ratio
-        return None, odds / (1.0 + odds)
-
-    def contradicted(self, p_support: float, p_other: float, prior: float) -> float:
-        # As likely false as the other value is likely stated; no more likely true than the prior.
-        return min(prior, 1.0 - p_other)
+        odds = prior / (1.0 - prior) * ratio * contradiction
+        return odds / (1.0 + odds)
 
 
 def absence(name: str, coverage: float) -> Absence:

@@ -65,6 +65,10 @@ class Calibration(Settings):
     # P(true) of a triple nothing read supports or contradicts, where a run counts absence as unknown: the
     # share of true triples among those a review judged (`agentkgv learn`); None: none learned.
     prior: float | None = Field(None, ge=0.05, le=0.95)
+    # How much a contradiction moves the odds of a triple no passage supports: P(contradicted | true) over
+    # P(contradicted | false), among such triples, fitted on held-out training triples with half their evidence
+    # withheld (experiments/contradiction_ratio.py); None: not fitted.
+    contradiction_ratio: float | None = Field(None, gt=0, lt=1)
 
     @model_validator(mode="after")
     def _ordered(self) -> Calibration:

@@ -168,7 +168,7 @@ class Claim:
 
     def others_in(self, text: str, limit: int) -> list[str]:
         """Dates (numbers) `text` writes other than this date (number) claim's: the first `limit`. A name in
-        the object's place is another value only for a relation with one (agent/one_valued.py)."""
+        the object's place is another value only for a relation with one (agent/relation_facts.py)."""
         if self.date is not None:
             return [s for s, d in dates_in(text) if self.date.agrees(d) is False][:limit]
         if self.number is not None:

@@ -10,7 +10,7 @@ from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.lexical import LexicalVerifier
 from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint, reader_folder
 from agentkgv.agent.reading import Judge, RareRelations, ReadingAgent, ReadingConfig
-from agentkgv.agent.one_valued import OneValued
+from agentkgv.agent.relation_facts import RelationFacts
 from agentkgv.agent.policy import Policy
 from agentkgv.agent.stopping import LearnedStop
 from agentkgv.agent.run_config import RunConfig
@@ -42,9 +42,9 @@ def rare_relations(config: ReadingConfig) -> RareRelations | None:
 
 
 def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[str, list[str]],
-                   llm: LLM | None = None, policy: Policy | None = None, one_valued: OneValued | None = None) -> Verifier:
+                   llm: LLM | None = None, policy: Policy | None = None, relations: RelationFacts | None = None) -> Verifier:
     """The method's verifier; `policy` chooses the AgentKGV agent's actions in place of its LLM (a teacher).
-    `one_valued`: the relations another value contradicts and their values' names (the reader agent's)."""
+    `relations`: what the facts files say of each relation (the reader agent's; agent/relation_facts.py)."""
     a = config.agent
     if config.evidence_guard:
         retriever = GuardedRetriever(retriever)
@@ -55,7 +55,7 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
     if config.uses_reader:
         folder = reader_folder(config.reading.reader)
         return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), paraphrases, config.reading,
-                            rare_relations(config.reading), one_valued)
+                            rare_relations(config.reading), relations)
     llm = llm or build_llm(config.llm)
     generation = GenerationConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, seed=a.seed)
     if config.method == "direct":

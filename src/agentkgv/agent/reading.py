@@ -43,7 +43,7 @@ from agentkgv.agent.base import RULE, EvidenceRef, Finding, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
 from agentkgv.agent.claims import Claim, Kind
 from agentkgv.agent.combinations import compose_query, paraphrases_of
-from agentkgv.agent.one_valued import OneValued, shipped_table
+from agentkgv.agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, Reader, by_predicate, read_relations, reader_fingerprint,
                                    reader_folder, reader_view)
@@ -187,13 +187,14 @@ class ReadingAgent:
 
     def __init__(self, retriever: Retriever, reader: Reader, calibration: Calibration | None,
                  paraphrases: dict[str, list[str]], config: ReadingConfig | None = None,
-                 rare: RareRelations | None = None, one_valued: OneValued | None = None):
+                 rare: RareRelations | None = None, relations: RelationFacts | None = None):
         """`calibration` None reads every triple to the full search budget and decides nothing: what the
         calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any.
-        `one_valued`: the relations another value contradicts, with the names their values take; None: the
-        shipped table and the config's relations, with no names (a date or a number can still contradict)."""
+        `relations`: the relations another value contradicts, the names their values take, the words that
+        state them; None: the shipped table and the config's relations, with no names and no cues (a date or
+        a number can still contradict)."""
         self.config = config or ReadingConfig()
-        self.one_valued = one_valued or OneValued.read(shipped_table(), self.config.one_valued)
+        self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)
         self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
         learned = None
         if calibration is not None and self.config.stop_policy is not None:
@@ -225,7 +226,7 @@ class ReadingAgent:
         """Whether another value a passage states would contradict the triple: a date or a number, or a name
         of a relation with one value per subject."""
         claim = Claim.of(triple)
-        return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and self.one_valued.holds(triple))
+        return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and self.relations.holds(triple))
 
     def contradictable(self, reading: Reading) -> bool:
         """Whether to look for another value: the triple is not supported already, and one would contradict it."""
@@ -236,7 +237,8 @@ class ReadingAgent:
 
     def contradictions(self, readings: list[Reading]) -> None:
         """For each triple, the trusted passage read that best supports another value in the object's place,
-        where the reader's calibration would say the triple with that value true: one reader batch per judge."""
+        where its words say the relation and the reader's calibration would say the triple with that value
+        true: one reader batch per judge."""
         pairs: list[tuple[Reading, Hit, str]] = []
         for reading in readings:
             for hit, _ in reading.read.values():
@@ -245,9 +247,12 @@ class ReadingAgent:
                 view = reader_view(reading.claim.triple, hit.passage.text)
                 if view.has_subject:
                     text, limit = hit.passage.text, self.config.other_values
-                    values = (self.one_valued.others_in(reading.claim.triple, text, limit)
+                    values = (self.relations.others_in(reading.claim.triple, text, limit)
                               if reading.claim.kind is Kind.ENTITY else reading.claim.others_in(text, limit))
-                    pairs += [(reading, hit, value) for value in values]
+                    # The reader keys on the names: a passage gives another value of this relation only where
+                    # its words between the subject and that value say the relation.
+                    pairs += [(reading, hit, value) for value in values if self.relations.cues.states(
+                        reading.claim.with_object(value), reader_view(reading.claim.with_object(value), text).text)]
         for judge in {id(r.judge): r.judge for r, _, _ in pairs}.values():
             mine = [(r, h, v) for r, h, v in pairs if r.judge is judge]
             scores = np.nan_to_num(judge.reader.score(
@@ -278,8 +283,10 @@ class ReadingAgent:
                                                for i in mine])
         scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
         for (reading, hit), triple, score in zip(fresh, triples, scores):
-            reading.read[hit.passage.id] = (hit, float(score))
             view = reader_view(triple, hit.passage.text)
+            if self.relations.cues.denies(triple, view.text):
+                score = NO_SUPPORT  # its words between the names state a rival relation and not this one
+            reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
             reading.everything = reading.everything.add(float(score), named, view.has_subject)
             if not self.config.distrusts(hit.passage.source):
@@ -322,7 +329,7 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
         elif contradiction is not None:
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
-            p_true = self.absence.contradicted(p_support, contradiction.p_other, prior)
+            p_true = self.absence.contradicted(calibration, p_support, contradiction.p_other, prior)
             cited = [contradiction.hit]
         elif calibration.settles(reading.everything):
             # Only a distrusted source supports it: a person decides.

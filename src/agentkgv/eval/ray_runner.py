@@ -22,7 +22,7 @@ from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.factory import build_llm
-from agentkgv.agent.one_valued import OneValued
+from agentkgv.agent.relation_facts import RelationFacts
 from agentkgv.retrieval.factory import load_retriever
 
 
@@ -41,9 +41,9 @@ class VerifierSpec(BaseModel):
         """The verifier and the loaded LLM's name (None for the lexical check and the reader's agent, which
         load none)."""
         llm = build_llm(self.run.llm) if self.run.needs_llm else None
-        one_valued = OneValued.load(self.data, self.run.reading.one_valued) if self.data and self.run.uses_reader else None
+        relations = RelationFacts.load(self.data, self.run.reading.one_valued) if self.data and self.run.uses_reader else None
         verifier = build_verifier(self.run, load_retriever(self.run.retriever, self.index_root), self.paraphrases, llm,
-                                  one_valued=one_valued)
+                                  relations=relations)
         return verifier, llm.name if llm is not None else None
 
 

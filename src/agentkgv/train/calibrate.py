@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agentkgv.agent.base import Finding, Verdict
 from agentkgv.agent.calibration import Calibration, Evidence
 from agentkgv.eval.metrics import expected_calibration_error, score
 
@@ -53,6 +54,18 @@ def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_pr
         "held_out_triples": len(gold), "macro_f1": round(f1, 4),
         "ece": round(expected_calibration_error(probabilities, gold), 4),
         "undecided_share": round(sum(false_at <= p < true_at for p in probabilities) / len(gold), 4)}})
+
+
+def fit_contradiction_ratio(verdicts: Sequence[Verdict]) -> float | None:
+    """P(contradicted | true) / P(contradicted | false) among the verdicts no passage supported (each
+    count with half a pseudo-count, so no contradiction is ever proof); None without both labels."""
+    unsupported = [v for v in verdicts if v.gold is not None and v.outcome != Finding.SUPPORTED.value]
+    true = [v for v in unsupported if v.gold]
+    false = [v for v in unsupported if not v.gold]
+    if not true or not false:
+        return None
+    rate = lambda group: (sum(v.outcome == Finding.CONTRADICTED.value for v in group) + 0.5) / (len(group) + 1)  # noqa: E731
+    return round(rate(true) / rate(false), 4)
 
 
 def _false_at(probabilities: list[float], gold: Sequence[bool], true_at: float, precision: float) -> float:

@@ -1,10 +1,11 @@
-"""The relations with one value per subject, and the values each takes: where another value a passage states
-contradicts a triple.
+"""What the facts files say of each relation: whether it has one value per subject, the names its values take,
+the words that state it. Where another value a passage states contradicts a triple, and where a passage's
+words say another relation (agent/relation_cues.py).
 
 `born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
-lower-cased; X-FACTR's N-1 and 1-1 relations, written by `experiments/one_valued.py`, which says which were
-kept and why) and a run's own (`ReadingConfig.one_valued`). What counts as another value: a name the facts
+lower-cased; X-FACTR's N-1 and 1-1 relations, written by `data.predicates.one_valued_keys`) and a run's own
+(`ReadingConfig.one_valued`). What counts as another value: a name the facts
 files give as an object of that relation (a city for a place of birth, a network for a network), found in
 the passage as written, so that `Wales` is never read as a genre. A name that follows another after a comma
 is where the first lies (`Cheltenham, Gloucestershire`), not a second value.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from agentkgv.agent.relation_cues import RelationCues
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
@@ -34,10 +36,11 @@ def shipped_table() -> Path:
 
 
 @dataclass(frozen=True)
-class OneValued:
-    keys: frozenset[str]
+class RelationFacts:
+    keys: frozenset[str]  # the relations with one value per subject
     # The names each relation's objects take, by the relation's id, label and aliases (`by_name`).
     names: dict[str, ObjectNames] = field(default_factory=dict)
+    cues: RelationCues = field(default_factory=lambda: RelationCues({}, {}))
 
     def holds(self, triple: Triple) -> bool:
         return self._key(triple) is not None
@@ -69,7 +72,8 @@ class OneValued:
         return [label for _, label in sorted(found)][:limit]
 
     @staticmethod
-    def read(path: Path, extra: tuple[str, ...] = (), names: dict[str, ObjectNames] | None = None) -> OneValued:
+    def read(path: Path, extra: tuple[str, ...] = (), names: dict[str, ObjectNames] | None = None,
+             cues: RelationCues | None = None) -> RelationFacts:
         try:
             keys = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
@@ -77,16 +81,22 @@ class OneValued:
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise DataError(path, "expected a list of relation ids and names")
         own = {name if re.fullmatch(r"P\d+", name) else name.lower() for name in extra}
-        return OneValued(frozenset(keys) | own, names or {})
+        return RelationFacts(frozenset(keys) | own, names or {}, cues or RelationCues({}, {}))
 
     @staticmethod
-    def load(data_dir: Path, extra: tuple[str, ...] = ()) -> OneValued:
-        """The shipped table and `extra`, with the object names of every relation the facts files under
-        `data_dir` hold (none when it holds none: then only dates and numbers contradict)."""
+    def load(data_dir: Path, extra: tuple[str, ...] = ()) -> RelationFacts:
+        """The shipped table and `extra`, with the object names and cues of every relation the facts files under
+        `data_dir` hold (none when it holds none: then only dates and numbers contradict, and no cue denies)."""
         pools: dict[str, set[str]] = defaultdict(set)
         if (data_dir / "lama_trex").exists():
             for predicate, _, _, _, label in iter_known_triples(data_dir):
                 pools[predicate].add(label)
-        table = by_name(load_predicates(data_dir), {pid: ObjectNames([("", label) for label in sorted(labels)])
-                                                    for pid, labels in pools.items()}) if pools else {}
-        return OneValued.read(shipped_table(), extra, table)
+        if not pools:
+            return RelationFacts.read(shipped_table(), extra)
+        predicates = load_predicates(data_dir)
+        names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
+                                     for pid, labels in pools.items()})
+        built = RelationCues.build(predicates, pools)
+        cues = RelationCues(by_name(predicates, {pid: own for pid, (own, _) in built.items()}),
+                            by_name(predicates, {pid: rivals for pid, (_, rivals) in built.items()}))
+        return RelationFacts.read(shipped_table(), extra, names, cues)
