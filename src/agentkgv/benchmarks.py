@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentkgv.agent.base import Verifier
+from agentkgv.agent.claims import Claim
+from agentkgv.agent.contradiction import contradicts
 from agentkgv.agent.factory import build_verifier
 from agentkgv.agent.reader import reader_folder
 from agentkgv.agent.reading import ReadingAgent
@@ -192,7 +194,7 @@ def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: l
                     config.identity() | {"withheld": digest})}
             for half, chosen in (("withheld", part.withheld), ("kept", part.kept), ("both", examples[split])):
                 rows.append(withheld_row(split, half, absence, [verdicts[e.id] for e in chosen if e.id in verdicts],
-                                         lambda v: verifier.contradicts_another_value(v.triple)))
+                                         lambda v: contradicts(Claim.of(v.triple), verifier.relations)))
     return rows
 
 

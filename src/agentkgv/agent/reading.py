@@ -6,12 +6,20 @@ order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the sub
 may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
 new passage against the triple; the best score over all turns, with whether a passage named both the
 subject and the object and the best score among those, is the evidence for it (agent/calibration.py), and
-the calibration turns it into P(true) and one of true / false / not enough evidence. After each search the
-stop policy (agent/stopping.py) decides whether to search again: by default a turn whose evidence already
-makes the triple true ends the search, since more passages can only raise P(true); a triple that no
-rewrite finds support for is false or undecided by how little support was found. Passages of a distrusted
-source are read but their support alone decides nothing: a triple only they support is undecided. The
-evidence cited is the passages the reader scored highest.
+the calibration turns it into P(true). After each search the stop policy (agent/stopping.py) decides whether
+to search again: by default a turn whose evidence already makes the triple true ends the search, since more
+passages can only raise P(true). The later queries (the subject alone, the paraphrase) find the passages
+about the subject, where the documents give the value they hold instead.
+
+What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
+contradicted where no passage supports it and a trusted passage read states another value where its object
+stands (agent/contradiction.py), which is then cited first; not enough evidence otherwise, false only where
+the run counts absence against a triple (agent/absence.py); not checkable for a link or an identifier
+(agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
+A passage whose words between the names state a rival relation and not this one supports nothing
+(agent/relation_cues.py). Passages of a distrusted source are read but their support alone decides nothing:
+a triple only they support is not enough evidence, with no verdict. The evidence cited is the passages the
+reader scored highest.
 
 A relation the reader learned from few facts or none (a user's own, or one the benchmark keeps unseen) is
 judged by a second reader with its own calibration (`RareRelations`): one trained with the relation's
@@ -41,7 +49,8 @@ from agentkgv.agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.agent.actions import parse_action
 from agentkgv.agent.base import RULE, EvidenceRef, Finding, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
-from agentkgv.agent.claims import Claim, Kind
+from agentkgv.agent.claims import Claim
+from agentkgv.agent.contradiction import Contradiction, contradicts, other_values
 from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.agent.prompts import action_text
@@ -152,16 +161,6 @@ class RareRelations:
         return by_predicate(self.counts, triple, 0) < self.below
 
 
-@dataclass(frozen=True, slots=True)
-class Contradiction:
-    """A passage read that states another value where the triple's object stands, and the reader's support
-    for the triple with that value."""
-
-    hit: Hit
-    value: str
-    p_other: float  # P(true) of the triple with `value`, by the judge's calibration
-
-
 @dataclass
 class Reading(Tally):
     """One triple's run: the queries left, the passages read and the best support found."""
@@ -222,37 +221,20 @@ class ReadingAgent:
         self.contradictions([r for r in readings if r.searches and self.contradictable(r)])
         return readings
 
-    def contradicts_another_value(self, triple: Triple) -> bool:
-        """Whether another value a passage states would contradict the triple: a date or a number, or a name
-        of a relation with one value per subject."""
-        claim = Claim.of(triple)
-        return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and self.relations.holds(triple))
-
     def contradictable(self, reading: Reading) -> bool:
         """Whether to look for another value: the triple is not supported already, and one would contradict it."""
         calibration = reading.judge.calibration
         if calibration is None or calibration.settles(reading.evidence) or not self.config.other_values:
             return False
-        return self.contradicts_another_value(reading.item.triple)
+        return contradicts(reading.claim, self.relations)
 
     def contradictions(self, readings: list[Reading]) -> None:
-        """For each triple, the trusted passage read that best supports another value in the object's place,
-        where its words say the relation and the reader's calibration would say the triple with that value
-        true: one reader batch per judge."""
-        pairs: list[tuple[Reading, Hit, str]] = []
-        for reading in readings:
-            for hit, _ in reading.read.values():
-                if self.config.distrusts(hit.passage.source):
-                    continue
-                view = reader_view(reading.claim.triple, hit.passage.text)
-                if view.has_subject:
-                    text, limit = hit.passage.text, self.config.other_values
-                    values = (self.relations.others_in(reading.claim.triple, text, limit)
-                              if reading.claim.kind is Kind.ENTITY else reading.claim.others_in(text, limit))
-                    # The reader keys on the names: a passage gives another value of this relation only where
-                    # its words between the subject and that value say the relation.
-                    pairs += [(reading, hit, value) for value in values if self.relations.cues.states(
-                        reading.claim.with_object(value), reader_view(reading.claim.with_object(value), text).text)]
+        """For each triple, the trusted passage read that best supports another value in the object's place
+        (agent/contradiction.py), where the reader's calibration would call the triple with that value true:
+        one reader batch per judge."""
+        pairs = [(reading, hit, value) for reading in readings for hit, _ in reading.read.values()
+                 if not self.config.distrusts(hit.passage.source)
+                 for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
         for judge in {id(r.judge): r.judge for r, _, _ in pairs}.values():
             mine = [(r, h, v) for r, h, v in pairs if r.judge is judge]
             scores = np.nan_to_num(judge.reader.score(

@@ -29,9 +29,11 @@ who whose which that this its his her their they it he she s also and or not can
 # Words of a relation's name that any of many relations share: they cue none of them.
 _GENERIC = frozenset(_STEMMER.stemWords(["date", "year", "time", "place", "location", "name", "number", "day", "type",
                                          "item", "point", "value"]))
-# How many objects two relations must share, of all either takes (Jaccard), to be rivals: a place of birth and
-# a place of death share 0.19, a place of birth and a sister city 0.10.
-RIVAL_OVERLAP = 0.15
+# How many objects two relations share, of all either takes (Jaccard), for them to be rivals: a place of birth
+# and a place of death share 0.19, a place of birth and a sister city 0.10. Past the upper bound they are near
+# synonyms whose words do not exclude each other: a film's original language and a work's language share 0.57,
+# and "a play written by a Norwegian playwright" says something of both.
+RIVAL_OVERLAP = (0.15, 0.3)
 _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
 
 
@@ -88,18 +90,19 @@ class RelationCues:
 
     @staticmethod
     def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]]) -> dict[str, tuple]:
-        """(cues, rivals) by relation id: the cues of every relation known, the rivals of those the facts files
-        give objects of; a rival's cues that are also the relation's own are left out of it."""
+        """(cues, rivals) by relation id: the cues of every relation known, and for each relation with one value
+        per subject that the facts files give objects of, its rivals among those; a rival's cues that are also
+        the relation's own are left out of it. A many-valued relation has no rival: "written in Norwegian" may
+        state a play's language while a spoken language's cue stands beside it."""
         cues = {pid: cue_stems(info) for pid, info in predicates.items()}
         table: dict[str, tuple] = {pid: (own, ()) for pid, own in cues.items()}
-        for pid in objects:
-            if pid not in cues:
-                continue
+        single = [pid for pid in objects if pid in predicates and predicates[pid].single_valued]
+        for pid in single:
             own, rivals = cues[pid], []
-            for other in objects:
-                theirs = cues.get(other, frozenset())
+            for other in single:
+                theirs = cues[other]
                 shared = len(objects[pid] & objects[other]) / max(1, len(objects[pid] | objects[other]))
-                if other != pid and shared >= RIVAL_OVERLAP and theirs - own:
+                if other != pid and RIVAL_OVERLAP[0] <= shared < RIVAL_OVERLAP[1] and theirs - own:
                     rivals.append(frozenset(theirs - own))
             table[pid] = (own, tuple(rivals))
         return table
