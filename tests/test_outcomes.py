@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agentkgv.agent.absence import AbsenceIsUnknown
 from agentkgv.agent.base import Finding
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.claims import Claim, Kind, name_forms
@@ -169,3 +170,27 @@ def test_died_in_london_does_not_say_born_in_london_with_the_shipped_reader(tmp_
                                            LabeledTriple("d", Triple("Gustav Holst", "place of death", "London"))])
     assert born_there.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and born_there.verdict is None
     assert died_there.outcome == Finding.SUPPORTED.value
+
+
+def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contradiction_ratio():
+    from agentkgv.agent.base import Verdict
+    from agentkgv.train.calibrate import fit_contradiction_ratio
+    from agentkgv.train.learn import MIN_PRIOR_REVIEWS, learned_prior
+
+    silent = [Verdict(f"t{i}", Triple("a", "b", f"c{i}"), None, "agentkgv", outcome=Finding.NOT_ENOUGH_EVIDENCE.value)
+              for i in range(12)]
+    labels = [True] * 9 + [False] * 3
+    assert learned_prior(silent, labels, None) == pytest.approx(10 / 14, abs=1e-4)
+    assert learned_prior(silent[:MIN_PRIOR_REVIEWS - 1], labels[:MIN_PRIOR_REVIEWS - 1], 0.3) == 0.3  # too few
+    assert learned_prior(silent, [True] * 12, None) == 0.9286  # never 1 on reviews alone
+    said = lambda outcome, gold: Verdict("x", Triple("a", "b", "c"), None, "agentkgv", gold=gold, outcome=outcome)  # noqa: E731
+    verdicts = ([said(Finding.CONTRADICTED.value, False)] * 9 + [said(Finding.NOT_ENOUGH_EVIDENCE.value, False)]
+                + [said(Finding.CONTRADICTED.value, True)] + [said(Finding.NOT_ENOUGH_EVIDENCE.value, True)] * 9
+                + [said(Finding.SUPPORTED.value, True)] * 50)
+    assert fit_contradiction_ratio(verdicts) == pytest.approx((1.5 / 11) / (9.5 / 11), abs=1e-4)
+    # Fitted, a contradiction moves the odds by the ratio from what silence gives.
+    silent_p = AbsenceIsUnknown(0.5).unsupported(CALIBRATION, 0.2, 0.8)[1]
+    contradicted_p = AbsenceIsUnknown(0.5).contradicted(CALIBRATION.model_copy(update={"contradiction_ratio": 0.1}),
+                                                       0.2, 0.9, 0.8)
+    assert contradicted_p / (1 - contradicted_p) == pytest.approx(0.1 * silent_p / (1 - silent_p))
+    assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
