@@ -218,33 +218,12 @@ class ReadingAgent:
         while active:
             self.step(active)
             active = [r for r in active if not r.done]
-        self.contradictions([r for r in readings if r.searches and self.contradictable(r)])
         return readings
 
-    def contradictable(self, reading: Reading) -> bool:
-        """Whether to look for another value: the triple is not supported already, and one would contradict it."""
-        calibration = reading.judge.calibration
-        if calibration is None or calibration.settles(reading.evidence) or not self.config.other_values:
-            return False
-        return contradicts(reading.claim, self.relations)
-
-    def contradictions(self, readings: list[Reading]) -> None:
-        """For each triple, the trusted passage read that best supports another value in the object's place
-        (agent/contradiction.py), where the reader's calibration would call the triple with that value true:
-        one reader batch per judge."""
-        pairs = [(reading, hit, value) for reading in readings for hit, _ in reading.read.values()
-                 if not self.config.distrusts(hit.passage.source)
-                 for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
-        for judge in {id(r.judge): r.judge for r, _, _ in pairs}.values():
-            mine = [(r, h, v) for r, h, v in pairs if r.judge is judge]
-            scores = np.nan_to_num(judge.reader.score(
-                [(r.claim.with_object(v), h.passage.text, h.passage.title) for r, h, v in mine]), nan=NO_SUPPORT)
-            assert judge.calibration is not None
-            for (reading, hit, value), logit in zip(mine, scores):
-                p_other = judge.calibration.probability(Evidence().add(float(logit), True, True))
-                best = reading.contradiction
-                if p_other >= judge.calibration.true_at and (best is None or p_other > best.p_other):
-                    reading.contradiction = Contradiction(hit, value, p_other)
+    def seeks_others(self, reading: Reading) -> bool:
+        """Whether another value a passage gives would contradict the triple, so is read as well."""
+        return bool(self.config.other_values) and reading.judge.calibration is not None and contradicts(
+            reading.claim, self.relations)
 
     def step(self, active: list[Reading]) -> None:
         started = time.perf_counter()
@@ -258,13 +237,24 @@ class ReadingAgent:
         # A date or a number is named by its value: the triple each passage is read against marks the forms
         # in which that passage writes it.
         triples = [reading.claim.for_passage(hit.passage.text) for reading, hit in fresh]
-        scores = np.zeros(len(fresh), dtype=np.float32)
-        for judge in {id(r.judge): r.judge for r, _ in fresh}.values():  # one reader batch per judge
-            mine = [i for i, (r, _) in enumerate(fresh) if r.judge is judge]
-            scores[mine] = judge.reader.score([(triples[i], fresh[i][1].passage.text, fresh[i][1].passage.title)
-                                               for i in mine])
+        # The values a trusted passage gives in the object's place (agent/contradiction.py) are read in the same
+        # batch: whether one contradicts the triple matters only where nothing supports it, which the verdict
+        # decides; one batch a turn costs less than a second pass over the triples left unsupported.
+        others = [(i, value) for i, (reading, hit) in enumerate(fresh)
+                  if self.seeks_others(reading) and not self.config.distrusts(hit.passage.source)
+                  for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
+        pairs = [(triple, hit.passage.text, hit.passage.title) for triple, (_, hit) in zip(triples, fresh)] + [
+            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
+            for i, value in others]
+        owners = [reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others]
+        scores = np.zeros(len(pairs), dtype=np.float32)
+        for judge in {id(r.judge): r.judge for r in owners}.values():  # one reader batch per judge
+            mine = [k for k, r in enumerate(owners) if r.judge is judge]
+            scores[mine] = judge.reader.score([pairs[k] for k in mine])
         scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
-        for (reading, hit), triple, score in zip(fresh, triples, scores):
+        for (i, value), logit in zip(others, scores[len(fresh):]):
+            self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+        for (reading, hit), triple, score in zip(fresh, triples, scores[:len(fresh)]):
             view = reader_view(triple, hit.passage.text)
             if self.relations.cues.denies(triple, view.text):
                 score = NO_SUPPORT  # its words between the names state a rival relation and not this one
@@ -283,6 +273,17 @@ class ReadingAgent:
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
+
+    @staticmethod
+    def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:
+        """Keep the passage as the triple's contradiction where the calibration would call the triple with
+        `value` true, and more surely than any kept so far."""
+        calibration = reading.judge.calibration
+        assert calibration is not None
+        p_other = calibration.probability(Evidence().add(logit, True, True))
+        best = reading.contradiction
+        if p_other >= calibration.true_at and (best is None or p_other > best.p_other):
+            reading.contradiction = Contradiction(hit, value, p_other)
 
     @staticmethod
     def _turn(reading: Reading, query: str, hits: list[Hit]) -> Turn:

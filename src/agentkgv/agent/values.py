@@ -42,9 +42,11 @@ _NUMBER = re.compile(r"(?<![\w.])(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-
                      r"(?:\s*(?P<scale>thousand|million|billion))?"
                      r"(?:\s*(?P<unit>" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
                      + r")(?!\w))?", re.IGNORECASE)
-# How close a number in a passage must be to the claim's to state it: half a unit of the claim's last digit
-# written, and at least this share of it (figures are rounded in prose: 1.2 million for 1,234,567).
-NUMBER_TOLERANCE = 0.05
+# How close a number in a passage must be to the claim's to state it: half a unit of the last digit either
+# writes (1.2 million is 1.15 to 1.25 million, so it states 1,234,567), and for a large figure this share of it
+# (a population of 1,230,000 for 1,234,567). A small integer is written exactly: 1991 is not 1990.
+NUMBER_TOLERANCE = 0.005
+LARGE = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +131,8 @@ class Number:
         the units differ (a length is no count)."""
         if self.unit and other.unit and self.unit != other.unit:
             return None
-        tolerance = max(self.half_step, other.half_step, NUMBER_TOLERANCE * abs(self.value))
+        relative = NUMBER_TOLERANCE * abs(self.value) if abs(self.value) >= LARGE else 0.0
+        tolerance = max(self.half_step, other.half_step, relative)
         return abs(self.value - other.value) <= tolerance
 
 
