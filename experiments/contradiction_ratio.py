@@ -47,7 +47,7 @@ def main() -> None:
         print(f"{name}: {len(judged)} triples, {contradicted} contradicted, ratio {ratio} (pooled {pooled})")
         if args.write and ratio is not None:
             folder = shipped_reader_dir(name)
-            Calibration.read(folder).model_copy(update={"contradiction_ratio": ratio}).save(folder)
+            Calibration.model_validate({**Calibration.read(folder).model_dump(), "contradiction_ratio": ratio}).save(folder)
 
 
 if __name__ == "__main__":

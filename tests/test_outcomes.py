@@ -194,3 +194,25 @@ def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contra
                                                        0.2, 0.9, 0.8)
     assert contradicted_p / (1 - contradicted_p) == pytest.approx(0.1 * silent_p / (1 - silent_p))
     assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
+
+
+@pytest.mark.skipif(not (data_dir() / "properties").exists(), reason="no property metadata")
+def test_the_shipped_one_valued_table_is_what_x_factr_types_say():
+    import json
+
+    from agentkgv.data.predicates import load_predicates, one_valued_keys
+
+    assert json.loads(shipped_table().read_text()) == one_valued_keys(load_predicates(data_dir()))
+
+
+def test_what_an_rdf_graph_gives_is_read_as_its_labels_say():
+    """A graph's entity object is read by its label, not as the IRI it came with; a Wikidata date known to
+    the year is a date."""
+    from agentkgv.data.records import RdfTerms
+
+    france = Triple("Victor Hugo", "country of citizenship", "France", rdf=RdfTerms(
+        "<http://www.wikidata.org/entity/Q535>", "<http://www.wikidata.org/prop/direct/P27>",
+        "<http://www.wikidata.org/entity/Q142>"))
+    assert Claim.of(france).kind is Kind.ENTITY
+    assert parse_date("+1802-00-00T00:00:00Z") == Date(1802)
+    assert Claim.of(Triple("Victor Hugo", "subject", "Physics")).kind is Kind.ENTITY  # no category without its form

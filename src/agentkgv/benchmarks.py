@@ -182,7 +182,7 @@ def bench_withheld(ws: Workspace, run: RunConfig, splits: list[str], absences: l
         retriever = BM25Retriever.build(passages, folder)
     rows = []
     for absence in absences:
-        config = run.model_copy(update={"reading": run.reading.model_copy(update={"absence": absence})})
+        config = run.with_options(absence=absence)
         relations = relation_facts(ws, config)
         verifier = build_verifier(config, retriever, paraphrases(ws), relations=relations)
         assert isinstance(verifier, ReadingAgent)

@@ -24,8 +24,8 @@ from agentkgv.pipeline import SILENT, Hooks, retriever_for
 from agentkgv.retrieval.factory import RetrieverConfig
 from agentkgv.retrieval.guard import GuardedRetriever
 from agentkgv.train.calibrate import fit_calibration
-from agentkgv.train.learn import (TUNE_AT, Learned, ReviewLoopRow, learn_calibration, review_folds, review_loop,
-                                  review_pairs, reviewed_verdicts, save_learned)
+from agentkgv.train.learn import (TUNE_AT, Learned, ReviewLoopRow, learn_calibration, learnable, review_folds,
+                                  review_loop, review_pairs, reviewed_verdicts, save_learned)
 from agentkgv.training import read_evidence
 
 # Continuing a reader on a few hundred reviewed passages: small steps, twice over them.
@@ -103,10 +103,15 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
         calibration, learned = learn_calibration(verdicts, reviews, review, current)
         return save_learned(source, target, calibration, learned), learned
     reviewed = reviewed_verdicts(verdicts, reviews, review)
-    pairs = review_pairs(reviewed, [r.label for r in reviews])
+    taught = [(v, r.label) for v, r in zip(reviewed, reviews) if learnable(v)]
+    pairs = review_pairs([v for v, _ in taught], [label for _, label in taught])
     retriever, reading = run_reading(ws, verdicts_file, hooks)
     tuned = tune_reader(ws, source, pairs, target / "tuning")
-    items = [LabeledTriple(v.id, v.triple, r.label) for v, r in zip(reviewed, reviews)]
+    # Every reviewed triple the reader read is read again, so the calibration is refitted on the tuned
+    # reader's evidence; one never searched (a link, a label settled by name) has nothing to read.
+    read = [(v, r) for v, r in zip(reviewed, reviews) if v.reading is not None]
+    reviews = [r for _, r in read]
+    items = [LabeledTriple(v.id, v.triple, r.label) for v, r in read]
     evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again")
     calibration, learned = learn_calibration(verdicts, reviews, review, current, evidence, len(pairs))
     save_learned(tuned, target, calibration, learned)

@@ -297,7 +297,8 @@ def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, 
         return
     if retriever is None:
         retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
-    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws), data=ws.data)
+    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws),
+                        data=ws.data.resolve())
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 

@@ -62,8 +62,9 @@ class NotCheckable:
     kind = Kind.NOT_CHECKABLE
 
     def applies(self, triple: Triple) -> bool:
-        obj = triple.rdf.object.strip("<>") if triple.rdf is not None else triple.object
-        return bool(_URL.search(obj.strip()) or _URL.search(triple.object.strip())) or bool(
+        # The object as read: an entity of a graph is its label (an IRI only where it has none), so only a
+        # link or a file stands here as a URL.
+        return bool(_URL.search(triple.object.strip())) or bool(
             _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object))
 
 
@@ -79,7 +80,9 @@ class Category:
     kind = Kind.CATEGORY
 
     def applies(self, triple: Triple) -> bool:
-        return bool(_CATEGORY.match(triple.object)) or _predicate_words(triple) in ({"subject"}, {"dct", "subject"})
+        iri = triple.rdf.predicate if triple.rdf is not None else ""
+        return bool(_CATEGORY.match(triple.object)) or iri.endswith("/dc/terms/subject>") or triple.predicate in (
+            "dct:subject", "dcterms:subject")
 
 
 class DateClaim:
@@ -184,8 +187,10 @@ def _as_statement(triple: Triple) -> Triple:
     """`Category:Films set in the 1890s` -> (subject, is a, film set in the 1890s)."""
     words = _CATEGORY.sub("", triple.object).replace("_", " ").split()
     if words:
-        head = words[0]
-        words[0] = head[:-3] + "y" if head.lower().endswith("ies") else head[:-1] if (
-            head.lower().endswith("s") and not head.lower().endswith("ss")) else head
+        head, lower = words[0], words[0].lower()
+        if lower.endswith("ies") and lower != "series":
+            words[0] = head[:-3] + "y"
+        elif lower.endswith("s") and not lower.endswith(("ss", "us", "is", "series")):
+            words[0] = head[:-1]
     return replace(triple, predicate="is a", object=" ".join(words), predicate_id=None, object_aliases=(),
                    object_id=None)

@@ -98,7 +98,8 @@ class ReadingConfig(Settings):
     # reader's calibration holds (`agentkgv learn` fits one from reviews), else an even 0.5.
     prior: float | None = Field(None, ge=0.05, le=0.95)
     # The share of true triples the documents state, where absence is "unknown": how far reading nothing
-    # lowers P(true) from the prior. 0: silence says nothing; 1: the corpus is complete (as "false" reads it).
+    # lowers P(true) from the prior. 0: silence says nothing; near 1: the corpus is nearly complete (absence
+    # "false" is the complete case).
     # An even 0.5 by default: a user's documents state some of their graph, and which is not known.
     coverage: float = Field(0.5, ge=0.0, lt=1.0)
     # Relations with one value per subject besides the shipped table's (agent/one_valued.json), by name or
@@ -207,8 +208,9 @@ class ReadingAgent:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
         queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
         judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
-        # No passage can check a link or an identifier, and a label the subject's own names settle needs none.
-        searched = claim.checkable and not claim.named_by_subject()
+        # No passage can check a link or an identifier, and a label the subject's own names settle needs none;
+        # a reading for a calibration to be fitted reads every triple.
+        searched = claim.checkable and not claim.named_by_subject() or judge.calibration is None
         return Reading(item=item, judge=judge, claim=claim, done=not searched,
                        queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
 
@@ -301,7 +303,8 @@ class ReadingAgent:
         assert calibration is not None
         claim, contradiction = reading.claim, reading.contradiction
         p_support = calibration.probability(reading.evidence)
-        prior = self.config.prior or calibration.prior or DEFAULT_PRIOR
+        main = self.main.calibration
+        prior = self.config.prior or (main.prior if main is not None else None) or DEFAULT_PRIOR
         cited: list[Hit] = []
         stated_instead = None
         if not claim.checkable:

@@ -4,8 +4,8 @@ words say another relation (agent/relation_cues.py).
 
 `born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
-lower-cased; X-FACTR's N-1 and 1-1 relations, written by `data.predicates.one_valued_keys`) and a run's own
-(`ReadingConfig.one_valued`). What counts as another value: a name the facts
+lower-cased; X-FACTR's N-1 and 1-1 relations, `data.predicates.one_valued_keys`, which a test checks it against)
+and a run's own (`ReadingConfig.one_valued`). What counts as another value: a name the facts
 files give as an object of that relation (a city for a place of birth, a network for a network), found in
 the passage as written, so that `Wales` is never read as a genre. A name that follows another after a comma
 is where the first lies (`Cheltenham, Gloucestershire`), not a second value.
@@ -17,6 +17,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -86,17 +87,23 @@ class RelationFacts:
     @staticmethod
     def load(data_dir: Path, extra: tuple[str, ...] = ()) -> RelationFacts:
         """The shipped table and `extra`, with the object names and cues of every relation the facts files under
-        `data_dir` hold (none when it holds none: then only dates and numbers contradict, and no cue denies)."""
-        pools: dict[str, set[str]] = defaultdict(set)
-        if (data_dir / "lama_trex").exists():
-            for predicate, _, _, _, label in iter_known_triples(data_dir):
-                pools[predicate].add(label)
-        if not pools:
-            return RelationFacts.read(shipped_table(), extra)
-        predicates = load_predicates(data_dir)
-        names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
-                                     for pid, labels in pools.items()})
-        built = RelationCues.build(predicates, pools)
-        cues = RelationCues(by_name(predicates, {pid: own for pid, (own, _) in built.items()}),
-                            by_name(predicates, {pid: rivals for pid, (_, rivals) in built.items()}))
-        return RelationFacts.read(shipped_table(), extra, names, cues)
+        `data_dir` hold (none when it holds none: then only dates and numbers contradict, and no cue denies).
+        Built once per folder and process: every verifier of a run shares it."""
+        return _loaded(Path(data_dir).resolve(), tuple(extra))
+
+
+@lru_cache(maxsize=4)
+def _loaded(data_dir: Path, extra: tuple[str, ...]) -> RelationFacts:
+    pools: dict[str, set[str]] = defaultdict(set)
+    if (data_dir / "lama_trex").exists():
+        for predicate, _, _, _, label in iter_known_triples(data_dir):
+            pools[predicate].add(label)
+    if not pools:
+        return RelationFacts.read(shipped_table(), extra)
+    predicates = load_predicates(data_dir)
+    names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
+                                 for pid, labels in pools.items()})
+    built = RelationCues.build(predicates, pools)
+    cues = RelationCues(by_name(predicates, {pid: own for pid, (own, _) in built.items()}),
+                        by_name(predicates, {pid: rivals for pid, (_, rivals) in built.items()}))
+    return RelationFacts.read(shipped_table(), extra, names, cues)

@@ -86,6 +86,8 @@ def _date_of(match: re.Match) -> Date | None:
     month = groups.get("month")
     month_number = None if month is None else int(month) if month.isdigit() else MONTHS.get(month.lower().rstrip("."))
     day = int(groups["day"]) if groups.get("day") else None
+    # Wikidata writes a date known to the year as 1960-00-00.
+    month_number, day = month_number or None, day or None
     if month_number is not None and not 1 <= month_number <= 12 or day is not None and not 1 <= day <= 31:
         return None
     return Date(int(groups["year"]), month_number, day)

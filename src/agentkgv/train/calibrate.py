@@ -59,7 +59,8 @@ def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_pr
 def fit_contradiction_ratio(verdicts: Sequence[Verdict]) -> float | None:
     """P(contradicted | true) / P(contradicted | false) among the verdicts no passage supported (each
     count with half a pseudo-count, so no contradiction is ever proof); None without both labels."""
-    unsupported = [v for v in verdicts if v.gold is not None and v.outcome != Finding.SUPPORTED.value]
+    unsupported = [v for v in verdicts if v.gold is not None
+                   and v.outcome in (Finding.CONTRADICTED.value, Finding.NOT_ENOUGH_EVIDENCE.value)]
     true = [v for v in unsupported if v.gold]
     false = [v for v in unsupported if not v.gold]
     if not true or not false:

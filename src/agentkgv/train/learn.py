@@ -66,7 +66,7 @@ def reviewed_verdicts(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
         verdict = verdicts.get(review.id)
         if verdict is None:
             raise DataError(review_path, f"triple {review.id} is not in the verdicts file", review.line, "id")
-        if verdict.reading is None:
+        if verdict.reading is None and verdict.outcome is None:
             raise DataError(review_path, f"triple {review.id} was not judged by the reader ({verdict.method}): "
                                          "only the reader's verdicts can be learned from", review.line, "id")
         reviewed.append(verdict)
@@ -84,17 +84,30 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     triples read again by a tuned reader, `tuned_pairs` its tuning pairs)."""
     reviewed = reviewed_verdicts(verdicts, reviews, review_path)
     evidence = list(evidence) if evidence is not None else [v.reading for v in reviewed]
-    gold = [r.label for r in reviews]
-    before = [v.verdict is True for v in reviewed]
+    labels = [r.label for r in reviews]
+    # The support calibration learns from what was read and decided by it; a triple the documents said nothing
+    # of teaches the prior only (in a real graph most are true, and would teach that no support means true).
+    chosen = [i for i, v in enumerate(reviewed) if learnable(v)]
+    evidence, gold = [evidence[i] for i in chosen], [labels[i] for i in chosen]
+    before = [reviewed[i].verdict is True for i in chosen]
     try:
         fitted = fit_calibration(evidence, gold)
     except ValueError as error:
-        raise DataError(review_path, f"cannot learn from these reviews: {error}") from None
-    fitted = fitted.model_copy(update={"prior": learned_prior(reviewed, gold, current.prior)})
+        raise DataError(review_path, f"cannot learn from these reviews ({len(chosen)} with a reading that decided "
+                                     f"them): {error}") from None
+    fitted = Calibration.model_validate({**fitted.model_dump(), "prior": learned_prior(reviewed, labels, current.prior),
+                                         "contradiction_ratio": current.contradiction_ratio})
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
                            current.model_dump(), fitted.model_dump(), tuned_pairs)
+
+
+def learnable(verdict: Verdict) -> bool:
+    """Whether a reviewed verdict's reading can refit the support calibration: something was read, and the
+    triple was not left without a verdict for what the documents do not say."""
+    return verdict.reading is not None and not (verdict.verdict is None
+                                                and verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value)
 
 
 def learned_prior(reviewed: Sequence[Verdict], gold: Sequence[bool], current: float | None) -> float | None:
