@@ -1,11 +1,14 @@
-"""How much a contradiction says, fitted on training triples the readers never saw (BENCHMARKS.md, *Not
-stated*): the evidence-withheld test on the held-out training draw the calibration was fitted on (2,000
-triples, half of them with their gold passages taken out of the corpus), read with absence unknown; among the
-triples no passage supported, P(contradicted | true) / P(contradicted | false) for each judge, and the
-contradictions by relation (how many hit a true triple). With --write, the ratio goes into each shipped
-reader's calibration.json (`contradiction_ratio`), which a run with absence unknown reads.
+"""How much a contradiction and a silence say, fitted on training triples the readers never saw (BENCHMARKS.md,
+*Not stated*): the evidence-withheld test on the held-out training draw the calibration was fitted on (2,000
+triples, half of them with their gold passages taken out of the corpus), read with absence unknown.
+- Among the triples no passage supported, P(contradicted | true) / P(contradicted | false) for each judge, and
+  the contradictions by relation (how many hit a true triple).
+- The share of true and false triples left with nothing supporting or contradicting them, in the half whose
+  evidence was withheld and in the other, by whether a passage naming the subject was read
+  (`Calibration.silence`).
+With --write, both go into each shipped reader's calibration.json, which a run with absence unknown reads.
 
-python experiments/contradiction_ratio.py [--write]   (4 minutes on 2 cores, index included)
+python experiments/contradiction_ratio.py [--write] [--run-name NAME]   (4 minutes on 2 cores, index included)
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ def main() -> None:
     from agentkgv.agent.calibration import Calibration
     from agentkgv.agent.reader import SHIPPED_GLOSS_READER, SHIPPED_READER, shipped_reader_dir
     from agentkgv.agent.run_config import RunConfig
-    from agentkgv.benchmarks import HELD_OUT_TRAIN, bench_withheld
+    from agentkgv.agent.reader import reader_folder
+    from agentkgv.benchmarks import HELD_OUT_TRAIN, HELD_OUT_TRIPLES, bench_withheld
     from agentkgv.eval.runner import load_run
+    from agentkgv.eval.withheld import halves
     from agentkgv.paths import Workspace
-    from agentkgv.train.calibrate import fit_contradiction_ratio
+    from agentkgv.train.calibrate import fit_contradiction_ratio, fit_silence
+    from agentkgv.training import held_out_training_examples, reader_held_out_share
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -39,6 +45,11 @@ def main() -> None:
     for relation in sorted({r for r, _ in by_relation}, key=lambda r: -by_relation[(r, False)] - by_relation[(r, True)]):
         print(f"  {relation}: {by_relation[(relation, False)]}, {by_relation[(relation, True)]}")
     pooled = fit_contradiction_ratio(verdicts)
+    part = halves(held_out_training_examples(ws, reader_held_out_share(reader_folder(None)), HELD_OUT_TRIPLES))
+    withheld = {e.id for e in part.withheld}
+    silence = fit_silence([v for v in verdicts if v.id in withheld], [v for v in verdicts if v.id not in withheld])
+    print("silence (true lacking, true holding, false lacking, false holding): no passage naming the subject "
+          f"read {silence[0]}, one read {silence[1]}")
     for name, rare in ((SHIPPED_READER, False), (SHIPPED_GLOSS_READER, True)):
         judged = [v for v in verdicts if v.rare_relation == rare]
         contradicted = sum(v.outcome == Finding.CONTRADICTED.value for v in judged)
@@ -47,7 +58,8 @@ def main() -> None:
         print(f"{name}: {len(judged)} triples, {contradicted} contradicted, ratio {ratio} (pooled {pooled})")
         if args.write and ratio is not None:
             folder = shipped_reader_dir(name)
-            Calibration.model_validate({**Calibration.read(folder).model_dump(), "contradiction_ratio": ratio}).save(folder)
+            Calibration.model_validate({**Calibration.read(folder).model_dump(), "contradiction_ratio": ratio,
+                                        "silence": silence}).save(folder)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from agentkgv.agent.absence import AbsenceIsUnknown
 from agentkgv.agent.base import Finding
-from agentkgv.agent.calibration import Calibration
+from agentkgv.agent.calibration import Calibration, Evidence
 from agentkgv.agent.claims import Claim, Kind, name_forms
 from agentkgv.agent.relation_cues import RelationCues, stems
 from agentkgv.agent.relation_facts import RelationFacts, shipped_table
@@ -174,26 +176,36 @@ def test_died_in_london_does_not_say_born_in_london_with_the_shipped_reader(tmp_
 
 def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contradiction_ratio():
     from agentkgv.agent.base import Verdict
-    from agentkgv.train.calibrate import fit_contradiction_ratio
+    from agentkgv.train.calibrate import fit_contradiction_ratio, fit_silence
     from agentkgv.train.learn import MIN_PRIOR_REVIEWS, learned_prior
 
-    silent = [Verdict(f"t{i}", Triple("a", "b", f"c{i}"), None, "agentkgv", outcome=Finding.NOT_ENOUGH_EVIDENCE.value)
-              for i in range(12)]
+    silent = [Verdict(f"t{i}", Triple("a", "b", f"c{i}"), None, "agentkgv", outcome=Finding.NOT_ENOUGH_EVIDENCE.value,
+                      reading=Evidence()) for i in range(12)]
     labels = [True] * 9 + [False] * 3
-    assert learned_prior(silent, labels, None) == pytest.approx(10 / 14, abs=1e-4)
-    assert learned_prior(silent[:MIN_PRIOR_REVIEWS - 1], labels[:MIN_PRIOR_REVIEWS - 1], 0.3) == 0.3  # too few
-    assert learned_prior(silent, [True] * 12, None) == 0.9286  # never 1 on reviews alone
+    # Nothing read halves the odds at an even coverage, so a 10-in-14 share true needs prior odds of 5.
+    assert learned_prior(silent, labels, CALIBRATION) == pytest.approx(5 / 6, abs=1e-3)
+    held = CALIBRATION.model_copy(update={"prior": 0.3})
+    assert learned_prior(silent[:MIN_PRIOR_REVIEWS - 1], labels[:MIN_PRIOR_REVIEWS - 1], held) == 0.3  # too few
+    assert learned_prior(silent, [True] * 12, CALIBRATION) == pytest.approx(0.95, abs=1e-3)  # never past 0.95
     said = lambda outcome, gold: Verdict("x", Triple("a", "b", "c"), None, "agentkgv", gold=gold, outcome=outcome)  # noqa: E731
     verdicts = ([said(Finding.CONTRADICTED.value, False)] * 9 + [said(Finding.NOT_ENOUGH_EVIDENCE.value, False)]
                 + [said(Finding.CONTRADICTED.value, True)] + [said(Finding.NOT_ENOUGH_EVIDENCE.value, True)] * 9
                 + [said(Finding.SUPPORTED.value, True)] * 50)
     assert fit_contradiction_ratio(verdicts) == pytest.approx((1.5 / 11) / (9.5 / 11), abs=1e-4)
     # Fitted, a contradiction moves the odds by the ratio from what silence gives.
-    silent_p = AbsenceIsUnknown(0.5).unsupported(CALIBRATION, 0.2, 0.8)[1]
+    little = Evidence(support=math.log(0.2 / 0.8))  # P(support) 0.2 under CALIBRATION
+    silent_p = AbsenceIsUnknown(0.5).unsupported(CALIBRATION, little, 0.8)[1]
     contradicted_p = AbsenceIsUnknown(0.5).contradicted(CALIBRATION.model_copy(update={"contradiction_ratio": 0.1}),
-                                                       0.2, 0.9, 0.8)
+                                                       little, 0.9, 0.8)
     assert contradicted_p / (1 - contradicted_p) == pytest.approx(0.1 * silent_p / (1 - silent_p))
     assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
+    # Fitted silence: a subject whose passages were read and say nothing is likelier false than an unnamed one.
+    fitted = CALIBRATION.model_copy(update={"silence": ((0.9, 0.3, 0.6, 0.5), (0.1, 0.05, 0.4, 0.3))})
+    unnamed = AbsenceIsUnknown(0.5).unsupported(fitted, little, 0.5)[1]
+    named = AbsenceIsUnknown(0.5).unsupported(fitted, Evidence(little.support, named_subject=True), 0.5)[1]
+    assert unnamed == pytest.approx(0.6 / 1.15) and named == pytest.approx(0.075 / 0.425)
+    lacking, holding = fit_silence([said(Finding.NOT_ENOUGH_EVIDENCE.value, True)], [said(Finding.SUPPORTED.value, True)])
+    assert lacking == (0.25, 0.25, 0.5, 0.5) and holding == (0.25, 0.25, 0.5, 0.5)  # no reading: no subject named
 
 
 @pytest.mark.skipif(not (data_dir() / "properties").exists(), reason="no property metadata")

@@ -45,7 +45,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from agentkgv.agent.absence import DEFAULT_PRIOR, Absence, absence
+from agentkgv.agent.absence import DEFAULT_COVERAGE, DEFAULT_PRIOR, Absence, absence
 from agentkgv.agent.actions import parse_action
 from agentkgv.agent.base import RULE, EvidenceRef, Finding, Tally, Turn, Verdict
 from agentkgv.agent.calibration import NO_SUPPORT, Calibration, Evidence, Outcome
@@ -101,7 +101,7 @@ class ReadingConfig(Settings):
     # lowers P(true) from the prior. 0: silence says nothing; near 1: the corpus is nearly complete (absence
     # "false" is the complete case).
     # An even 0.5 by default: a user's documents state some of their graph, and which is not known.
-    coverage: float = Field(0.5, ge=0.0, lt=1.0)
+    coverage: float = Field(DEFAULT_COVERAGE, ge=0.0, lt=1.0)
     # Relations with one value per subject besides the shipped table's (agent/one_valued.json), by name or
     # id: another value a passage states for them contradicts the triple.
     one_valued: tuple[str, ...] = ()
@@ -315,14 +315,14 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
         elif contradiction is not None:
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
-            p_true = self.absence.contradicted(calibration, p_support, contradiction.p_other, prior)
+            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
         elif calibration.settles(reading.everything):
             # Only a distrusted source supports it: a person decides.
             finding, verdict, p_true = Finding.NOT_ENOUGH_EVIDENCE, None, p_support
         else:
             finding = Finding.NOT_ENOUGH_EVIDENCE
-            verdict, p_true = self.absence.unsupported(calibration, p_support, prior)
+            verdict, p_true = self.absence.unsupported(calibration, reading.evidence, prior)
         # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.
         trusted_first = self.config.distrusts if verdict is not None else (lambda source: False)
         cited += [hit for hit, score in reading.best(self.config.max_cited, trusted_first) if hit not in cited]

@@ -69,6 +69,20 @@ def fit_contradiction_ratio(verdicts: Sequence[Verdict]) -> float | None:
     return round(rate(true) / rate(false), 4)
 
 
+def fit_silence(lacking: Sequence[Verdict], holding: Sequence[Verdict]) -> tuple[tuple[float, ...], ...]:
+    """`Calibration.silence` from the verdicts of triples whose evidence the documents lacked (`lacking`) and
+    held (`holding`): for no passage naming the subject read, then one read, the share of true and of false
+    triples of each that nothing read supported or contradicted (half a pseudo-count each)."""
+    def rate(group: Sequence[Verdict], gold: bool, subject: bool) -> float:
+        mine = [v for v in group if v.gold is gold]
+        silent = sum(v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and v.reading is not None
+                     and v.reading.named_subject == subject for v in mine)
+        return round((silent + 0.5) / (len(mine) + 1), 4)
+
+    return tuple((rate(lacking, True, s), rate(holding, True, s), rate(lacking, False, s), rate(holding, False, s))
+                 for s in (False, True))
+
+
 def _false_at(probabilities: list[float], gold: Sequence[bool], true_at: float, precision: float) -> float:
     """The highest threshold at or below `true_at` whose "false" verdicts (P below it) are right at least
     `precision` of the time; the lowest probability seen if none is."""

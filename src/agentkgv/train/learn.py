@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from agentkgv.agent.absence import DEFAULT_COVERAGE, AbsenceIsUnknown
 from agentkgv.agent.base import Finding, Verdict
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
@@ -95,8 +96,9 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     except ValueError as error:
         raise DataError(review_path, f"cannot learn from these reviews ({len(chosen)} with a reading that decided "
                                      f"them): {error}") from None
-    fitted = Calibration.model_validate({**fitted.model_dump(), "prior": learned_prior(reviewed, labels, current.prior),
-                                         "contradiction_ratio": current.contradiction_ratio})
+    fitted = Calibration.model_validate({**fitted.model_dump(), "prior": learned_prior(reviewed, labels, current),
+                                         "contradiction_ratio": current.contradiction_ratio,
+                                         "silence": current.silence})
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
@@ -110,14 +112,27 @@ def learnable(verdict: Verdict) -> bool:
                                                 and verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value)
 
 
-def learned_prior(reviewed: Sequence[Verdict], gold: Sequence[bool], current: float | None) -> float | None:
-    """The share of true triples among the reviewed ones the documents said nothing about, smoothed toward an
-    even prior (one true and one false pseudo-review) and kept within [0.05, 0.95]; `current` when fewer than
-    `MIN_PRIOR_REVIEWS` of them were reviewed."""
-    silent = [label for v, label in zip(reviewed, gold, strict=True) if v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value]
+def learned_prior(reviewed: Sequence[Verdict], gold: Sequence[bool], current: Calibration) -> float | None:
+    """The prior under which the reviewed triples the documents said nothing about come out as true as the
+    reviewers found them, on average (their share true smoothed by one true and one false pseudo-review; the
+    documents taken to state an even share, `DEFAULT_COVERAGE`), within [0.05, 0.95]; the current prior when
+    fewer than `MIN_PRIOR_REVIEWS` of them were reviewed."""
+    silent = [(v, label) for v, label in zip(reviewed, gold, strict=True)
+              if v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and v.reading is not None]
     if len(silent) < MIN_PRIOR_REVIEWS:
-        return current
-    return round(min(0.95, max(0.05, (sum(silent) + 1) / (len(silent) + 2))), 4)
+        return current.prior
+    share = (sum(label for _, label in silent) + 1) / (len(silent) + 2)
+    ratios = [AbsenceIsUnknown(DEFAULT_COVERAGE).silence_ratio(current, v.reading) for v, _ in silent]
+
+    def mean_p(prior: float) -> float:
+        odds = [prior / (1 - prior) * r for r in ratios]
+        return sum(o / (1 + o) for o in odds) / len(odds)
+
+    low, high = 0.05, 0.95  # mean_p rises with the prior: bisect for the share
+    for _ in range(40):
+        middle = (low + high) / 2
+        low, high = (middle, high) if mean_p(middle) < share else (low, middle)
+    return round((low + high) / 2, 4)
 
 
 def review_pairs(reviewed: Sequence[Verdict], labels: Sequence[bool]) -> list[ReaderPair]:
