@@ -27,6 +27,29 @@ def p_true(verdict: Verdict) -> float:
     return verdict.confidence if verdict.verdict else 1.0 - verdict.confidence
 
 
+# The review threshold of `agentkgv report`'s default.
+REVIEW_BELOW = 0.7
+
+
+@dataclass(frozen=True)
+class ReviewTally:
+    """What the review queue holds of a set of verdicts: the triples it lists (no verdict, or confidence under
+    `REVIEW_BELOW`), the wrong verdicts among all, and how many of those it lists."""
+
+    queued: int
+    wrong: int
+    wrong_queued: int
+
+    @staticmethod
+    def of(verdicts: list[Verdict]) -> ReviewTally:
+        wrong = [v for v in verdicts if v.verdict is not None and v.verdict != v.gold]
+        return ReviewTally(sum(needs_review(v, REVIEW_BELOW) for v in verdicts), len(wrong),
+                           sum(needs_review(v, REVIEW_BELOW) for v in wrong))
+
+    def cells(self, total: int) -> list[str]:
+        return [f"{self.queued / max(1, total):.0%}", f"{self.wrong_queued} / {self.wrong}"]
+
+
 @dataclass(frozen=True)
 class ConfidenceRow:
     HEADERS = ("Method", "Split", "Triples", "ECE", "To review", "Accuracy on the rest", "Accuracy, all")

@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from agentkgv.agent.base import Finding, Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.confidence import p_true
-from agentkgv.eval.html_report import needs_review
+from agentkgv.eval.confidence import ReviewTally, p_true
 from agentkgv.eval.metrics import expected_calibration_error
-from agentkgv.eval.withheld import REVIEW_BELOW
 
 # FactBench's date for a true fact of each relation: what it dates, and the triple it makes.
 DATED = {"birthPlace": ("subject", "birth date"), "deathPlace": ("subject", "death date"),
@@ -108,16 +106,14 @@ class ShapedRow:
     not_enough: int
     not_checkable: int
     ece: float
-    review: int  # triples the review queue holds (no verdict, or confidence under REVIEW_BELOW)
-    wrong: int  # verdicts given that are wrong
-    wrong_in_review: int
+    review: ReviewTally
 
     def cells(self) -> list[str]:
         precision = "-" if not self.called_false else f"{1 - self.true_called_false / self.called_false:.2f}"
         return [self.method, self.kind, str(self.triples), str(self.true), str(self.called_true), str(self.called_false),
                 str(self.true_called_false), str(self.not_enough), str(self.not_checkable), precision,
                 f"{1 - self.true / max(1, self.triples):.2f}", f"{self.ece:.3f}",
-                f"{self.review / max(1, self.triples):.0%}", f"{self.wrong_in_review} / {self.wrong}"]
+                *self.review.cells(self.triples)]
 
 
 def shaped_rows(method: str, graph: list[ShapedTriple], verdicts: dict[str, Verdict]) -> list[ShapedRow]:
@@ -134,12 +130,11 @@ def shaped_rows(method: str, graph: list[ShapedTriple], verdicts: dict[str, Verd
             continue
         # A triple no text can check carries no P(true) to calibrate.
         scored = [v for v in group if v.finding != Finding.NOT_CHECKABLE.value]
-        wrong = [v for v in group if v.verdict is not None and v.verdict != v.gold]
         rows.append(ShapedRow(
             method, kind, len(group), sum(bool(v.gold) for v in group), sum(v.verdict is True for v in group),
             sum(v.verdict is False for v in group), sum(v.verdict is False and v.gold is True for v in group),
             sum(v.finding == Finding.NOT_ENOUGH_EVIDENCE.value for v in group),
             sum(v.finding == Finding.NOT_CHECKABLE.value for v in group),
             expected_calibration_error([p_true(v) for v in scored], [bool(v.gold) for v in scored]) if scored else 0.0,
-            sum(needs_review(v, REVIEW_BELOW) for v in group), len(wrong), sum(needs_review(v, REVIEW_BELOW) for v in wrong)))
+            ReviewTally.of(group)))
     return rows

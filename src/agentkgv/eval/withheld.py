@@ -17,14 +17,11 @@ from dataclasses import dataclass
 from agentkgv.agent.base import Finding, Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.data.records import Example
-from agentkgv.eval.confidence import p_true
-from agentkgv.eval.html_report import needs_review
+from agentkgv.eval.confidence import ReviewTally, p_true
 from agentkgv.eval.metrics import expected_calibration_error, score
 
 # Confidence at or above which a wrong "false" is a confident one.
 CONFIDENT = 0.9
-# The review threshold of `agentkgv report`'s default.
-REVIEW_BELOW = 0.7
 
 
 @dataclass(frozen=True)
@@ -78,15 +75,13 @@ class WithheldRow:
     one_valued_contradicted: int  # of those, contradicted with the stating passage cited
     macro_f1: float  # "not enough evidence" scored as false, as the paper scores a missing label
     ece: float
-    review: int  # triples the review queue holds (no verdict, or confidence under REVIEW_BELOW)
-    wrong: int  # verdicts given that are wrong
-    wrong_in_review: int
+    review: ReviewTally
 
     def cells(self) -> list[str]:
         return [self.split, self.half, self.absence, str(self.triples), f"{self.called_false} ({self.share(self.called_false)})",
                 str(self.confident_false), str(self.true_called_false), str(self.not_enough), str(self.contradicted),
                 f"{self.one_valued_contradicted} / {self.one_valued_false}", f"{self.macro_f1:.3f}", f"{self.ece:.3f}",
-                self.share(self.review), f"{self.wrong_in_review} / {self.wrong}"]
+                *self.review.cells(self.triples)]
 
     def share(self, count: int) -> str:
         return f"{count / max(1, self.triples):.0%}"
@@ -99,7 +94,6 @@ def withheld_row(split: str, half: str, absence: str, verdicts: list[Verdict],
     one_valued_false = [v for v in verdicts if v.gold is False and contradictable(v)]
     cited = [v for v in one_valued_false if v.outcome == Finding.CONTRADICTED.value and v.evidence]
     gold = [bool(v.gold) for v in verdicts]
-    wrong = [v for v in verdicts if v.verdict is not None and v.verdict != v.gold]
     return WithheldRow(
         split, half, absence, len(verdicts), len(false),
         sum(v.confidence is not None and v.confidence >= CONFIDENT for v in false),
@@ -107,4 +101,4 @@ def withheld_row(split: str, half: str, absence: str, verdicts: list[Verdict],
         sum(v.outcome == Finding.CONTRADICTED.value for v in verdicts), len(one_valued_false), len(cited),
         score(gold, [v.verdict for v in verdicts]).macro_f1,
         expected_calibration_error([p_true(v) for v in verdicts], gold),
-        sum(needs_review(v, REVIEW_BELOW) for v in verdicts), len(wrong), sum(needs_review(v, REVIEW_BELOW) for v in wrong))
+        ReviewTally.of(verdicts))
