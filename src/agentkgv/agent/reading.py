@@ -39,7 +39,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import Literal
 
 import numpy as np
@@ -90,17 +89,18 @@ class ReadingConfig(Settings):
     rare_stop_policy: Path | None = None
     # What a triple that no passage read supports or contradicts is (agent/absence.py): "false" where the
     # corpus holds the evidence of every true triple, as the benchmark's does; "unknown" where it need not, as
-    # a user's documents: not enough evidence, with P(true) `prior`. None: "false" on the built-in corpus,
+    # a user's documents: not enough evidence, P(true) from `prior`. None: "false" on the built-in corpus,
     # "unknown" on a document index (`verify --index`).
     absence: Literal["false", "unknown"] | None = None
     # P(true) of a triple the documents say nothing about, where absence is "unknown": the share of true
     # triples a user expects in their graph. Never near 0 or 1, since nothing was read. None: the prior the
     # reader's calibration holds (`agentkgv learn` fits one from reviews), else an even 0.5.
     prior: float | None = Field(None, ge=0.05, le=0.95)
-    # The share of true triples the documents state, where absence is "unknown": how far reading nothing
-    # lowers P(true) from the prior. 0: silence says nothing; near 1: the corpus is nearly complete (absence
-    # "false" is the complete case).
-    # An even 0.5 by default: a user's documents state some of their graph, and which is not known.
+    # The share of true triples the documents state, where absence is "unknown": the weight at which the
+    # calibration's silence rates for documents that lack and that hold a triple's evidence are mixed
+    # (agent/absence.py). 0: silence says nothing; near 1: the corpus is nearly complete (absence "false" is
+    # the complete case). An even 0.5 by default: a user's documents state some of their graph, and which is
+    # not known.
     coverage: float = Field(DEFAULT_COVERAGE, ge=0.0, lt=1.0)
     # Relations with one value per subject besides the shipped table's (agent/one_valued.json), by name or
     # id: another value a passage states for them contradicts the triple.
