@@ -118,7 +118,7 @@ def measurement_6() -> None:
     from agentkgv.data.records import LabeledTriple
     from agentkgv.paths import Workspace
     ws, run = Workspace(), RunConfig().with_trained_adapter()
-    agent = P.method_verifiers(ws, [run], [P.load_llm(run)])[0]
+    agent = P.method_verifiers(ws, [run], [P.load_llm(ws, run)])[0]
     for split in sys.argv[1:]:
         examples, tally = P.split_examples(ws, split), Counter()
         for i in range(0, len(examples), 32):

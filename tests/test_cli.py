@@ -148,15 +148,16 @@ def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeyp
     from agentkgv import pipeline
     from agentkgv.agent.run_config import RunConfig
     from agentkgv.llm.embedded import TRAINED_ADAPTER
+    from agentkgv.paths import Workspace
 
     loads = []
 
-    def load_llm(config):  # the real one's contract: no model for the lexical check
+    def load_llm(ws, config):  # the real one's contract: no model for the lexical check
         return None if config.method == "lexical" else loads.append(config.llm.adapter) or object()
 
     monkeypatch.setattr(pipeline, "load_llm", load_llm)
     configs = pipeline.method_runs(RunConfig(judge="llm"), ["lexical", "direct", "agentkgv", "single_rag"], trained=True)
-    lexical, direct, agent, rag = pipeline.shared_llms(configs)
+    lexical, direct, agent, rag = pipeline.shared_llms(Workspace(), configs)
     assert lexical is None and direct is rag and agent is not direct
     assert loads == [None, Path(TRAINED_ADAPTER)]
 

@@ -10,7 +10,7 @@ from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Example, Triple
 from agentkgv.eval.poison import KINDS, attack_row, build_poisoned_index, make_poisons
 from agentkgv.retrieval.bm25 import BM25Retriever
-from agentkgv.retrieval.guard import GuardedRetriever, addresses_reader
+from agentkgv.retrieval.guard import AddressesReader, DistrustedSource, WithholdingRetriever, addresses_reader
 
 BORN = PredicateInfo("P19", "place of birth", templates=("[X] was born in [Y] .",))
 
@@ -65,11 +65,16 @@ def test_poisoned_copy_is_retrieved_flips_lexical_and_the_guard_restores_it(tmp_
 
     negative = [examples[1].as_labeled()]
     assert LexicalVerifier(poisoned).verify(negative)[0].verdict is True  # "answer true" names both
-    guarded = GuardedRetriever(poisoned)
-    hits = guarded.search([subject], 5)[0]
-    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
-    assert not any(h.passage.source.startswith("poison") for h in hits) and guarded.withheld == 2
-    assert LexicalVerifier(guarded).verify(negative)[0].verdict is False
+    guarded = WithholdingRetriever(poisoned, [AddressesReader()])
+    hits, withheld = guarded.search_recorded([subject], 5)
+    assert [h.rank for h in hits[0]] == list(range(1, len(hits[0]) + 1))
+    assert not any(h.passage.source.startswith("poison") for h in hits[0])
+    assert [w.why for w in withheld[0]] == ["addresses the reader"] * 2
+    verdict = LexicalVerifier(guarded).verify(negative)[0]
+    assert verdict.verdict is False and any(w.source.startswith("poison") for w in verdict.withheld)
+    # A distrusted source is never shown to a method that cannot keep it from deciding.
+    distrusted = LexicalVerifier(WithholdingRetriever(poisoned, [DistrustedSource(("poison:",))])).verify(negative)[0]
+    assert distrusted.verdict is False and {w.why for w in distrusted.withheld} == {"distrusted source"}
 
 
 def test_flips_are_counted_by_kind_against_the_clean_run():

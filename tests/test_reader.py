@@ -19,6 +19,7 @@ from agentkgv.eval.html_report import review_queue, write_review_csv
 from agentkgv.eval.metrics import expected_calibration_error
 from agentkgv.paths import data_dir
 from agentkgv.retrieval.bm25 import BM25Retriever
+from agentkgv.retrieval.guard import DistrustedSource
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs
 
@@ -89,17 +90,20 @@ def test_a_distrusted_source_alone_never_decides_a_verdict(tmp_path):
     passages = [Passage("p0", "Ada Smith was born in Leeds in 1901.", source="doc:/docs/blog/post.html"),
                 Passage("p1", "Ada Smith taught in York.", source="doc:/docs/records/ada.txt")]
     index = BM25Retriever.build(passages, tmp_path / "bm25")
-    doubted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(distrust=("/docs/blog",))).verify([item("Leeds")])[0]
+    blog = DistrustedSource(("/docs/blog",))
+    doubted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(), distrusted=blog).verify([item("Leeds")])[0]
     assert doubted.undecided and doubted.verdict is None and doubted.p_true < CALIBRATION.true_at
     assert doubted.evidence[0].id == "p0" and doubted.evidence[0].source == "doc:/docs/blog/post.html"
+    # The verdict says which source was kept from deciding it.
+    assert [(w.id, w.why) for w in doubted.withheld] == [("p0", "distrusted source")]
     trusted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Leeds")])[0]
-    assert trusted.verdict is True
+    assert trusted.verdict is True and trusted.withheld == []
     # A folder is distrusted with what lies below it, not a sibling that shares its name's start.
-    config = ReadingConfig(distrust=("/docs/blog", "poison:"))
-    assert config.distrusts("doc:/docs/blog/a.txt") and config.distrusts("poison:instruction")
-    assert not config.distrusts("doc:/docs/blog2/a.txt") and not config.distrusts("doc:/docs/blog.html")
+    marks = DistrustedSource(("/docs/blog", "poison:"))
+    assert marks.covers("doc:/docs/blog/a.txt") and marks.covers("poison:instruction")
+    assert not marks.covers("doc:/docs/blog2/a.txt") and not marks.covers("doc:/docs/blog.html")
     # A triple no source supports stays false: distrust sends to review only what it alone would decide.
-    paris = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(distrust=("/docs/blog",))).verify([item("Paris")])[0]
+    paris = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(), distrusted=blog).verify([item("Paris")])[0]
     assert paris.verdict is False
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from agentkgv.data.documents import ChunkConfig, DocumentError, parse_document
 from agentkgv.paths import Workspace
-from agentkgv.retrieval.user_index import add_documents, load_manifest, open_index
+from agentkgv.retrieval.user_index import load_manifest, open_index, update_index
 from tests.test_cli import run_cli
 
 SMALL = ChunkConfig(words_per_passage=12, overlap_words=3)
@@ -96,7 +96,7 @@ def test_unreadable_documents_are_skipped_with_a_reason(tmp_path):
     good.write_text("Allan Peiper was born in Alexandra.")
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("Pel\u00e9 was born in Tr\u00eas Cora\u00e7\u00f5es.".encode("latin-1"))
-    report = add_documents(tmp_path / "index", [tmp_path])
+    report = update_index(tmp_path / "index", [tmp_path])
     assert sorted(report.parsed) == sorted(str(p.resolve()) for p in (good, latin1))
     assert sorted(reason.split(":")[0] for reason in report.skipped) == sorted(
         str(p.resolve()) for p in (binary, broken, empty))  # the .docx is not a document type: left out of folders
@@ -110,7 +110,7 @@ def test_adding_files_reads_only_new_or_changed_ones(tmp_path, monkeypatch):
     (docs / "a.txt").write_text("Allan Peiper was born in Alexandra.")
     (docs / "b.md").write_text("# Team\n\nPeiper rode for Panasonic.")
     folder = tmp_path / "idx"
-    first = add_documents(folder, [docs])
+    first = update_index(folder, [docs])
     assert len(first.parsed) == 2 and first.passages == 2
 
     import agentkgv.retrieval.user_index as user_index
@@ -120,15 +120,15 @@ def test_adding_files_reads_only_new_or_changed_ones(tmp_path, monkeypatch):
     monkeypatch.setattr(user_index, "parse_document", lambda path, data, config: seen.append(path.name) or
                         real(path, data, config))
     (docs / "c.html").write_text("<p>Peiper later managed a team.</p>")
-    second = add_documents(folder, [docs])
+    second = update_index(folder, [docs])
     assert seen == ["c.html"] and second.passages == 3 and len(second.unchanged) == 2
     (docs / "a.txt").write_text("Allan Peiper was born in Alexandra, Victoria.")
-    third = add_documents(folder, [docs])
+    third = update_index(folder, [docs])
     assert seen == ["c.html", "a.txt"] and third.passages == 3
     assert len({first.manifest.fingerprint, second.manifest.fingerprint, third.manifest.fingerprint}) == 3
     builds = []
     monkeypatch.setattr(user_index, "build_retriever", lambda *args: builds.append(args))
-    fourth = add_documents(folder, [docs / "a.txt", docs / "b.md"])  # nothing new: nothing read or rebuilt
+    fourth = update_index(folder, [docs / "a.txt", docs / "b.md"])  # nothing new: nothing read or rebuilt
     assert seen == ["c.html", "a.txt"] and builds == [] and fourth.passages == 3
     hits = open_index(Workspace(cache=tmp_path / "cache"), str(folder)).retriever.search(["Peiper Victoria"], 1)
     assert "Victoria" in hits[0][0].passage.text
@@ -165,9 +165,9 @@ def test_hybrid_index_over_documents_keeps_its_kind_when_added_to(tmp_path):
     (docs / "a.txt").write_text("Allan Peiper was born in Alexandra, Victoria.")
     (docs / "b.txt").write_text("The Eiffel Tower stands in Paris.")
     folder = tmp_path / "idx"
-    assert add_documents(folder, [docs], kind="hybrid").manifest.kind == "hybrid"
+    assert update_index(folder, [docs], kind="hybrid").manifest.kind == "hybrid"
     (docs / "c.txt").write_text("Peiper managed a cycling team in Belgium.")
-    again = add_documents(folder, [docs])  # no --retriever: the index keeps the kind it was built with
+    again = update_index(folder, [docs])  # no --retriever: the index keeps the kind it was built with
     assert again.manifest.kind == "hybrid" and again.passages == 3
     opened = open_index(Workspace(cache=tmp_path / "cache"), str(folder))
     assert opened.retriever.search(["where was Peiper born"], 1)[0][0].passage.text.startswith("Allan Peiper")

@@ -102,7 +102,7 @@ def bench_poison(ws: Workspace, run: RunConfig, methods: list[str], splits: list
     every = [e for split in splits for e in examples[split]]
     hooks.note(f"poison in the top 5 for the triple's own words: {retrieved_share(retrievers[True], every, poisons, 5):.1%}")
     table, rows = paraphrase_table(predicates), []
-    for method, config, llm in zip(methods, configs, shared_llms(configs)):
+    for method, config, llm in zip(methods, configs, shared_llms(ws, configs)):
 
         def make(retriever: Retriever, guard: bool, config: RunConfig = config,
                  llm: LLM | None = llm) -> tuple[Verifier, dict]:
@@ -213,9 +213,9 @@ def bench_shaped_graph(ws: Workspace, run: RunConfig, methods: list[str], index_
     prior = round(sum(bool(s.item.label) for s in graph) / len(graph), 2)
     rows = []
     for config in method_runs(run.with_options(index=index_name, prior=prior), methods, trained=True):
-        config, retriever, pinned = with_index(ws, config)
+        config, index, pinned = with_index(ws, config)
         items = [s.item for s in graph]
-        with open_verifier(ws, config, None, hooks, retriever) as opened, \
+        with open_verifier(ws, config, None, hooks, index) as opened, \
                 hooks.bar(f"{config.method} on the shaped graph", len(items)) as advance:
             verdicts = run_verifier(opened.verifier, items, ws.runs / run_name / f"{config.method}.jsonl", batch_size,
                                     advance, config.identity(opened.llm_name) | pinned)

@@ -31,7 +31,7 @@ from agentkgv.display import (HOOKS, console, print_table, show, show_benchmark_
 from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
 from agentkgv.eval.html_report import write_report
 from agentkgv.eval.compare import compare_runs
-from agentkgv.eval.runner import RunLocked, RunSettingsChanged, load_run
+from agentkgv.eval.runner import RunLocked, RunSettingsChanged, errors_path, load_run
 from agentkgv.eval.verdict_rdf import DEFAULT_BASE
 from agentkgv.graphs import EVERY_TRIPLE, GraphSource
 from agentkgv.eval.throughput import ThroughputRow
@@ -57,13 +57,30 @@ def options(version: Annotated[bool, typer.Option("--version", callback=version_
     """Verify knowledge-graph triples against a document corpus."""
 
 
+# Exit codes a pipeline can act on: 0 every triple verified; USER_ERROR bad input or settings, refused
+# before any work; SOME_FAILED a run that finished without a verdict for some triples (a rerun retries them).
+USER_ERROR, SOME_FAILED, INTERRUPTED = 2, 3, 130
+# What a Ctrl-C leaves, by command: every command that writes keeps what it finished.
+_ON_INTERRUPT = {"verify": "the verdicts written so far are kept; run the same command again to resume",
+                 "eval": "the verdicts written so far are kept; run the same command again to resume",
+                 "index": "the index is as it was before this update; run the same command again"}
+
+
 def main() -> None:
     """Entry point: bad input ends with one readable line naming the file, not a traceback."""
     try:
         app()
     except (DataError, RunLocked, RunSettingsChanged) as error:
         console.print(f"[bold red]error:[/] {error}")
-        sys.exit(2)
+        sys.exit(USER_ERROR)
+    except OSError as error:  # a path the user gave that the system refused (a folder, read-only, full disk)
+        where = f"{error.filename}: " if error.filename else ""
+        console.print(f"[bold red]error:[/] {where}{error.strerror or error}; check the path and its permissions")
+        sys.exit(USER_ERROR)
+    except KeyboardInterrupt:
+        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), "")
+        console.print(f"[yellow]interrupted:[/] {_ON_INTERRUPT.get(command, 'nothing half-written is kept')}")
+        sys.exit(INTERRUPTED)
 
 
 @app.command("build-benchmark", rich_help_panel=BUILD)
@@ -99,6 +116,7 @@ def search(query: Annotated[list[str], typer.Argument(help="One or more queries.
     """Search the corpus, or an index of your documents (--index), from the shell."""
     ws = Workspace(data_dir, cache_dir)
     if index is not None:
+        pipeline.resolve_index(ws, RunConfig().with_options(index=index), retriever)
         opened = open_index(ws, index)
         config, searcher = opened.manifest.retriever_config(), opened.retriever
     else:
@@ -190,9 +208,18 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
                              language=lang, page_size=page_size)
         items, name = graphs.graph_triples(ws, source, limit, HOOKS), source.name
     else:
+        pipeline.check_output(output)  # before the file is read, which may take long
         items, name = pipeline.read_user_file(triples, output, on_error.value, HOOKS)[:limit], triples.name
-    show_verdicts(pipeline.verify_triples(ws, run, items, name, output, batch_size, trajectories,
-                                          ray_options(ray, address, workers, gpus_per_worker), HOOKS, aliases), output)
+    if not items:
+        console.print(f"[yellow]warning:[/] {name} holds no triple: nothing to verify")
+        return
+    verdicts = pipeline.verify_triples(ws, run, items, name, output, batch_size, trajectories,
+                                       ray_options(ray, address, workers, gpus_per_worker), HOOKS, aliases, retriever)
+    show_verdicts(verdicts, output)
+    if len(verdicts) < len(items):
+        console.print(f"[bold red]{len(items) - len(verdicts)} triples failed[/] (the model server gave no answer): "
+                      f"listed in {errors_path(output)}; run the same command again to retry them")
+        sys.exit(SOME_FAILED)
 
 
 @app.command(rich_help_panel=VERIFY)
@@ -280,12 +307,17 @@ def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help
                   distrust: Annotated[list[Path], typer.Option("--distrust", help="A file or folder whose passages alone never "
                                                                                   "decide a verdict (they send it to review).")] = [],
                   retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, words: WordsOpt = None,
-                  overlap: OverlapOpt = None, cache_dir: CacheOpt = None) -> None:
+                  overlap: OverlapOpt = None,
+                  wait: Annotated[bool, typer.Option(help="When another `index` is updating this index: wait for it "
+                                                          "(--wait), or refuse at once (--no-wait).")] = True,
+                  cache_dir: CacheOpt = None) -> None:
     """Index your own documents, or add documents to an index: only new or changed files are read. Sources
-    you distrust are kept, but their evidence alone decides nothing."""
+    you distrust are kept, but their evidence alone decides nothing. Each update is one writer's, made beside
+    the index and switched in at the end: runs reading the index meanwhile keep the version they opened,
+    and an update killed midway leaves the index as it was."""
     sizes = {k: v for k, v in {"words_per_passage": words, "overlap_words": overlap}.items() if v is not None}
     show_index_report(pipeline.index_documents(Workspace(None, cache_dir), name, documents or [], retriever, embedding_model,
-                                               ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust))
+                                               ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust, wait))
 
 
 @app.command(rich_help_panel=VERIFY)

@@ -132,11 +132,13 @@ def show_grpo_run(summary: dict, run_dir: Path) -> None:
 
 
 def show_index_report(report: IndexReport) -> None:
+    if report.discarded:
+        console.print(f"discarded what a killed update left: {', '.join(report.discarded)}")
     for label, problems in (("skipped", report.skipped), ("warning", report.warnings)):
         for problem in problems:
             console.print(f"[yellow]{label}[/] {problem}")
     megabytes, minutes = report.bytes_parsed / 1e6, (report.parse_seconds + report.build_seconds) / 60
-    print_table(f"index {report.manifest.name} -> {report.index_dir}",
+    print_table(f"index {report.manifest.name} -> {report.index_dir / report.generation}",
                 ["Files read", "Unchanged", "Skipped", "Passages", "MB read", "Seconds", "MB/min", "Peak GiB",
                  "Fingerprint"],
                 [[str(len(report.parsed)), str(len(report.unchanged)), str(len(report.skipped)), str(report.passages),

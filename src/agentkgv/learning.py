@@ -22,7 +22,7 @@ from agentkgv.eval.runner import load_run
 from agentkgv.paths import Workspace, check_name
 from agentkgv.pipeline import SILENT, Hooks, retriever_for
 from agentkgv.retrieval.factory import RetrieverConfig
-from agentkgv.retrieval.guard import GuardedRetriever
+from agentkgv.retrieval.guard import AddressesReader, WithholdingRetriever
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.learn import (TUNE_AT, Learned, ReviewLoopRow, learn_calibration, learnable, review_folds,
                                   review_loop, review_pairs, reviewed_verdicts, save_learned)
@@ -54,13 +54,14 @@ def reading_of(settings: dict) -> ReadingConfig:
 
 
 def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):
-    """(retriever, reading settings) of the reader run that wrote `log`, from the settings it pinned: a
-    tuned reader reads the reviewed triples again as that run read them."""
+    """(retriever, reading settings, sources distrusted) of the reader run that wrote `log`, from the settings
+    it pinned: a tuned reader reads the reviewed triples again as that run read them."""
     settings = run_settings(log)
     index = settings.get("index")  # a document index is pinned as {"name", "fingerprint"}
     retriever = retriever_for(ws, RetrieverConfig(kind=settings["retriever"], embedding_model=settings["embedding_model"],
                                                   index=index["name"] if isinstance(index, dict) else index), hooks)
-    return (GuardedRetriever(retriever) if settings.get("evidence_guard") else retriever), reading_of(settings)
+    guarded = WithholdingRetriever(retriever, [AddressesReader()]) if settings.get("evidence_guard") else retriever
+    return guarded, reading_of(settings), tuple(settings.get("distrust", ()))
 
 
 def judged_by(verdicts: list[Verdict], rare: bool = False) -> list[Verdict]:
@@ -105,14 +106,15 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     reviewed = reviewed_verdicts(verdicts, reviews, review)
     taught = [(v, r.label) for v, r in zip(reviewed, reviews) if learnable(v)]
     pairs = review_pairs([v for v, _ in taught], [label for _, label in taught])
-    retriever, reading = run_reading(ws, verdicts_file, hooks)
+    retriever, reading, distrust = run_reading(ws, verdicts_file, hooks)
     tuned = tune_reader(ws, source, pairs, target / "tuning")
     # Every reviewed triple the reader read is read again, so the calibration is refitted on the tuned
     # reader's evidence; one never searched (a link, a label settled by name) has nothing to read.
     read = [(v, r) for v, r in zip(reviewed, reviews) if v.reading is not None]
     reviews = [r for _, r in read]
     items = [LabeledTriple(v.id, v.triple, r.label) for v, r in read]
-    evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again")
+    evidence = read_evidence(ws, tuned, items, retriever, reading, hooks, "reading the reviewed triples again",
+                             distrust)
     calibration, learned = learn_calibration(verdicts, reviews, review, current, evidence, len(pairs))
     save_learned(tuned, target, calibration, learned)
     shutil.rmtree(tuned)  # its weights are now the learned reader's; the loss curve stays in tuning/
@@ -133,7 +135,7 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
         raise DataError(log, str(error)) from None
     if not tune:
         return rows
-    retriever, reading = run_reading(ws, log, hooks)
+    retriever, reading, distrust = run_reading(ws, log, hooks)
     source = reader_folder(reading.reader)
     tuned_rows = []
     for row, size in zip(rows, sizes):
@@ -142,7 +144,8 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
             folder = tune_reader(ws, source, review_pairs(reviewed, [v.gold for v in reviewed]),
                                  ws.training / f"review-tune-{run_name}-{split}-{size}-{k}")
             items = [LabeledTriple(v.id, v.triple, v.gold) for v in reviewed + scored]
-            evidence = read_evidence(ws, folder, items, retriever, reading, hooks, f"fold {k + 1}, {size} reviewed")
+            evidence = read_evidence(ws, folder, items, retriever, reading, hooks, f"fold {k + 1}, {size} reviewed",
+                                     distrust)
             fitted = fit_calibration(evidence[:len(reviewed)], [v.gold for v in reviewed])
             outcomes = [fitted.outcome(fitted.probability(e)) for e in evidence[len(reviewed):]]
             scores.append(score([v.gold for v in scored], [o is Outcome.TRUE for o in outcomes]).macro_f1)

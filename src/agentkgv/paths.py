@@ -48,6 +48,10 @@ class Workspace:
         return self.cache / "index"
 
     @property
+    def llm_cache(self) -> Path:
+        return self.cache / "llm" / "completions.sqlite"
+
+    @property
     def runs(self) -> Path:
         return self.cache / "runs"
 

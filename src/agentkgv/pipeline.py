@@ -37,7 +37,7 @@ from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.evaluate import Entrant, evaluate, log_stem
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 from agentkgv.eval.report import ResultRow, save_report
-from agentkgv.eval.runner import Bar, no_bar, run_verifier
+from agentkgv.eval.runner import ANOTHER_OUTPUT, Bar, check_settings, no_bar, run_verifier
 from agentkgv.eval.subsets import balanced_subset
 from agentkgv.llm.base import LLM
 from agentkgv.llm.embedded import adapter_fingerprint, resolve_adapter
@@ -46,7 +46,8 @@ from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
-from agentkgv.retrieval.user_index import IndexReport, add_documents, open_index, set_trust
+from agentkgv.retrieval.user_index import (IndexReport, Manifest, OpenIndex, live_generation, load_manifest,
+                                            open_index, update_index)
 from agentkgv.retrieval.user_index import index_dir as document_index_dir
 
 TEST_SPLITS = tuple(TEST_SPLIT_REGIME)
@@ -140,8 +141,16 @@ class IndexBuild:
 
 
 def index_root(ws: Workspace, config: RetrieverConfig) -> Path:
-    """The folder `config`'s index lies in: a user's document index by name, else the benchmark corpus's."""
-    return document_index_dir(ws, config.index) if config.index is not None else ws.indexes
+    """The folder `config`'s index lies in: a user's document index's live generation, else the benchmark
+    corpus's."""
+    if config.index is None:
+        return ws.indexes
+    folder = document_index_dir(ws, config.index)
+    generation = live_generation(folder)
+    if generation is None:
+        raise DataError(folder, f"no index named {config.index!r} here; build it with `agentkgv index DOCS... "
+                                f"--name {config.index}`")
+    return generation
 
 
 def build_index(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT) -> IndexBuild:
@@ -168,18 +177,25 @@ def retriever_for(ws: Workspace, config: RetrieverConfig, hooks: Hooks = SILENT)
         return build_index(ws, config, hooks).retriever
 
 
-def load_llm(run: RunConfig) -> LLM | None:
+def with_llm_cache(ws: Workspace, run: RunConfig) -> RunConfig:
+    """The run with its LLM answer cache in the workspace's cache folder, unless the run names its own file."""
+    if run.llm.cache_path is not None:
+        return run
+    return run.model_copy(update={"llm": run.llm.model_copy(update={"cache_path": ws.llm_cache.resolve()})})
+
+
+def load_llm(ws: Workspace, run: RunConfig) -> LLM | None:
     """The run's model; none for the lexical check and the reader's agent, which need none."""
-    return build_llm(run.llm) if run.needs_llm else None
+    return build_llm(with_llm_cache(ws, run).llm) if run.needs_llm else None
 
 
-def shared_llms(configs: list[RunConfig]) -> list[LLM | None]:
+def shared_llms(ws: Workspace, configs: list[RunConfig]) -> list[LLM | None]:
     """Each run's model, every distinct model loaded once and shared by the runs that name it."""
     keys = [config.llm.model_dump_json() if config.needs_llm else "" for config in configs]
     loaded: dict[str, LLM | None] = {}
     for key, config in zip(keys, configs):
         if key not in loaded:
-            loaded[key] = load_llm(config)
+            loaded[key] = load_llm(ws, config)
     return [loaded[key] for key in keys]
 
 
@@ -223,7 +239,7 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     configs = method_runs(run, methods, trained)
     ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
-    llms = shared_llms(configs)
+    llms = shared_llms(ws, configs)
     entrants = []
     for method, config, llm, verifier in zip(methods, configs, llms, method_verifiers(ws, configs, llms, hooks)):
         name = label if label and len(methods) == 1 else method
@@ -286,42 +302,67 @@ class OpenVerifier:
 
 @contextmanager
 def open_verifier(ws: Workspace, run: RunConfig, ray: RayOptions | None = None, hooks: Hooks = SILENT,
-                  retriever: Retriever | None = None) -> Iterator[OpenVerifier]:
+                  index: OpenIndex | None = None) -> Iterator[OpenVerifier]:
     """The run's verifier, in this process or, with `ray`, on a pool of Ray actors (eval/ray_runner.py).
-    `retriever`: the run's index already opened by the caller, so it is not loaded twice."""
+    `index`: the run's document index already opened by the caller, so it is not loaded twice and every
+    actor reads the generation it opened."""
+    run = with_llm_cache(ws, run)
     if ray is None:
-        llm = load_llm(run)
-        retriever = retriever or retriever_for(ws, run.retriever, hooks)
+        llm = load_llm(ws, run)
+        retriever = index.retriever if index is not None else retriever_for(ws, run.retriever, hooks)
         yield OpenVerifier(build_verifier(run, retriever, paraphrases(ws), llm, relations=relation_facts(ws, run)),
                            llm.name if llm else None, 1)
         return
-    if retriever is None:
+    if index is None:
         retriever_for(ws, run.retriever, hooks)  # builds a missing index once here, not in every actor
-    spec = VerifierSpec(run=run, index_root=index_root(ws, run.retriever), paraphrases=paraphrases(ws),
-                        data=ws.data.resolve())
+    spec = VerifierSpec(run=run, index_root=index.index_dir if index is not None else index_root(ws, run.retriever),
+                        paraphrases=paraphrases(ws), data=ws.data.resolve())
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 
 
-def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = SILENT) -> Verdict:
+def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = SILENT,
+                 retriever_asked: str | None = None) -> Verdict:
     """One triple's verdict with its trajectory, nothing written."""
-    run, retriever, _ = with_index(ws, run)
-    with open_verifier(ws, run, None, hooks, retriever) as opened:
+    run, _ = resolve_index(ws, run, retriever_asked)
+    run, index, _ = with_index(ws, run)
+    with open_verifier(ws, run, None, hooks, index) as opened:
         return opened.verifier.verify([LabeledTriple("check", triple)])[0]
 
 
-def with_index(ws: Workspace, run: RunConfig) -> tuple[RunConfig, Retriever | None, dict]:
-    """The run over the document index it names, if any: the index decides the retriever's kind and the
-    sources distrusted; returns the run, the index's retriever and what to pin of it (its contents, so a
-    resume against an index whose passages changed since is refused)."""
+def index_run(run: RunConfig, manifest: Manifest) -> RunConfig:
+    """The run over a document index: the index decides the retriever's kind and the sources distrusted. A
+    user's documents need not state every true triple: silence is not enough evidence unless told otherwise."""
+    return run.with_options(retriever=manifest.kind, embedding_model=manifest.embedding_model,
+                            distrust=tuple(manifest.distrusted) or None, absence=run.reading.absence or "unknown")
+
+
+def resolve_index(ws: Workspace, run: RunConfig, retriever_asked: str | None = None) -> tuple[RunConfig, dict]:
+    """The run over the document index it names, from the index's manifest alone (nothing loaded), and what
+    a run log pins of it: what a check before any expensive step compares. `retriever_asked`: the kind the
+    user asked for (`--retriever`), refused where the index is of another kind."""
+    if run.retriever.index is None:
+        return run, {}
+    folder = document_index_dir(ws, run.retriever.index)
+    manifest = load_manifest(folder)
+    if manifest is None:
+        raise DataError(folder, f"no index named {run.retriever.index!r} here; build it with `agentkgv index DOCS... "
+                                f"--name {run.retriever.index}`")
+    if retriever_asked is not None and retriever_asked != manifest.kind:
+        raise DataError(folder, f"a {manifest.kind} index: --retriever {retriever_asked} cannot search it; leave "
+                                f"--retriever out, or index the documents with --retriever {retriever_asked} under "
+                                "another --name")
+    return index_run(run, manifest), {"index": {"name": manifest.name, "fingerprint": manifest.fingerprint}}
+
+
+def with_index(ws: Workspace, run: RunConfig) -> tuple[RunConfig, OpenIndex | None, dict]:
+    """The run over the document index it names, if any, opened: the run, the index (its live generation,
+    which this run keeps reading while an update makes a new one) and what to pin of it (its contents and
+    trust marks, so a resume against an index that changed since is refused)."""
     if run.retriever.index is None:
         return run, None, {}
     index = open_index(ws, run.retriever.index)
-    # A user's documents need not state every true triple: silence is not enough evidence unless told otherwise.
-    run = run.with_options(retriever=index.manifest.kind, embedding_model=index.manifest.embedding_model,
-                           distrust=tuple(index.manifest.distrusted) or None,
-                           absence=run.reading.absence or "unknown")
-    return run, index.retriever, {"index": index.identity()}
+    return index_run(run, index.manifest), index, {"index": index.identity()}
 
 
 def read_user_file(triples: Path, output: Path, on_error: OnError = "fail", hooks: Hooks = SILENT) -> list[LabeledTriple]:
@@ -335,44 +376,69 @@ def read_user_file(triples: Path, output: Path, on_error: OnError = "fail", hook
     return items
 
 
+def check_output(output: Path) -> None:
+    """Refuse an output a run could not append to, before anything is loaded."""
+    if output.is_dir():
+        raise DataError(output, "a folder: give the verdicts file's path (-o verdicts.jsonl)")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise DataError(output, f"cannot be written ({error.strerror}); choose another -o") from None
+
+
+def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str | None = None,
+              aliases: Path | None = None) -> tuple[RunConfig, dict]:
+    """Every check that can refuse a `verify` run, made before any model, index or document is loaded: the
+    output can be written, the index exists and is of the kind asked, the readers exist, and a resumed
+    output was written with these settings. Returns the run over its index and what its log pins besides
+    the run's identity."""
+    check_output(output)
+    run, pinned = resolve_index(ws, run, retriever_asked)
+    if aliases is not None:
+        # Other names change what counts as a mention, so a resume with another table is refused.
+        pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
+    if run.llm.adapter is not None and run.needs_llm and not Path(run.llm.adapter).exists():
+        raise DataError(run.llm.adapter, "no adapter here (--adapter)")
+    check_settings(output, run.identity() | pinned, ANOTHER_OUTPUT, unknown=("llm.name",), record=False)
+    return run, pinned
+
+
 def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], name: str, output: Path,
                    batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
-                   hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
+                   hooks: Hooks = SILENT, aliases: Path | None = None, retriever_asked: str | None = None) -> list[Verdict]:
     """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
     rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
-    entities get too."""
-    run, retriever, pinned = with_index(ws, run)
+    entities get too. Failed triples are left out (the runner's errors file names them)."""
+    run, pinned = preflight(ws, run, output, retriever_asked, aliases)
+    run, index, opened_pins = with_index(ws, run)
+    pinned |= opened_pins  # an update finished since the check: the generation opened is the one pinned
     if aliases is not None:
         table = read_alias_table(aliases)
         items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]
-        # Other names change what counts as a mention, so a resume with another table is refused.
-        pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
-    with open_verifier(ws, run, ray, hooks, retriever) as opened:
+    with open_verifier(ws, run, ray, hooks, index) as opened:
         verifier = opened.verifier if trajectories else WithoutTrajectories(opened.verifier)
         with hooks.bar(f"verifying {name}", len(items)) as advance:
-            verdicts = run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
-                                    run.identity(opened.llm_name) | pinned)
-    if len(verdicts) < len(items):
-        hooks.note(f"{len(items) - len(verdicts)} triples failed (the model server gave no answer); "
-                   "a rerun of the same command retries them")
-    return verdicts
+            return run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
+                                run.identity(opened.llm_name) | pinned, ANOTHER_OUTPUT)
 
 
 def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str | None = None,
                     embedding_model: str | None = None, chunking: ChunkConfig | None = None,
-                    hooks: Hooks = SILENT, trust: list[Path] = (), distrust: list[Path] = ()) -> IndexReport:
-    """Create the named document index, or add documents to it (only new or changed files are read); then
-    distrust or trust again the sources named."""
+                    hooks: Hooks = SILENT, trust: list[Path] = (), distrust: list[Path] = (),
+                    wait: bool = True) -> IndexReport:
+    """Create the named document index, or update it: add documents (only new or changed files are read),
+    distrust or trust again the sources named, all as one new generation by the index's one writer. Another
+    writer at work: wait for it (`hooks.note` says whose), or with `wait` False refuse (IndexBusy)."""
     folder = document_index_dir(ws, name)
-    report = None
-    if documents:
-        with hooks.byte_bar("reading documents") as progress:
-            report = add_documents(folder, documents, kind, embedding_model, chunking, progress)
-    if trust or distrust:
-        manifest = set_trust(folder, list(trust), list(distrust))
-        report = report or IndexReport(folder, manifest)
-        report.manifest = manifest
-    if report is None:
+    if not (documents or trust or distrust):
         raise DataError(folder, "nothing to do: name documents to index, or sources to --trust or --distrust")
-    return report
+    for path in [*documents, *distrust]:
+        if not path.exists():
+            raise DataError(path, "no such file or folder")
+    with hooks.byte_bar("reading documents") as progress:
+        return update_index(folder, documents, trust, distrust, kind, embedding_model, chunking, progress, wait,
+                            lambda holder: hooks.note(f"waiting for {holder}, which is updating {folder}"),
+                            hooks.note)

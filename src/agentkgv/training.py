@@ -22,14 +22,14 @@ from agentkgv.retrieval.factory import RetrieverConfig
 from agentkgv.train.sft_data import SFTDataStats, SFTExample, sft_data_from_run
 from agentkgv.train.teacher import TeacherConfig, TeacherPolicy, TeacherSample, run_teacher
 from agentkgv.pipeline import (EVAL_SPLITS, SILENT, Hooks, ensure_benchmark, paraphrases,
-                               retriever_for)
+                               retriever_for, with_llm_cache)
 
 
 def teacher(ws: Workspace, run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy, run_name: str,
             batch_size: int = 16, hooks: Hooks = SILENT) -> list[TeacherSample]:
     """Stage-1 trajectories of the run's agent, acted by the teacher, under <cache>/train/<run_name>."""
     ensure_benchmark(ws, hooks)
-    llm = build_llm(run.llm) if policy == "llm" else None
+    llm = build_llm(with_llm_cache(ws, run).llm) if policy == "llm" else None
     return run_teacher(run, plan, policy, load_split(ws.benchmark, "train"), retriever_for(ws, run.retriever, hooks),
                        paraphrases(ws), llm, ws.training / run_name, batch_size, hooks.bar)
 
@@ -221,14 +221,17 @@ def train_reader(ws: Workspace, run_name: str, settings_path: Path | None, threa
 
 
 def read_evidence(ws: Workspace, folder: Path, items: list, retriever, config, hooks: Hooks = SILENT,
-                  label: str = "reading") -> list:
+                  label: str = "reading", distrust: tuple[str, ...] = ()) -> list:
     """What the reader in `folder` finds for each triple, read to the full search budget of `config` (a
-    `ReadingConfig`) with no calibration deciding: the evidence a calibration is fitted on."""
+    `ReadingConfig`) with no calibration deciding: the evidence a calibration is fitted on. The support of
+    the sources in `distrust` is left out of it, as the run that is learned from left it out."""
     from agentkgv.agent.reader import CrossEncoderReader
     from agentkgv.agent.reading import ReadingAgent
+    from agentkgv.retrieval.guard import DistrustedSource
 
     agent = ReadingAgent(retriever, CrossEncoderReader(folder), None, paraphrases(ws),
-                         config.model_copy(update={"reader": folder, "stop_policy": None}))
+                         config.model_copy(update={"reader": folder, "stop_policy": None}),
+                         distrusted=DistrustedSource(distrust))
     evidence = []
     with hooks.bar(label, len(items)) as advance:
         for start in range(0, len(items), 64):

@@ -24,6 +24,7 @@ from agentkgv.data.records import LabeledTriple
 from agentkgv.data.settings import Settings
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.guard import search_recorded
 
 
 
@@ -251,9 +252,10 @@ class AgentKGV:
         for trajectory, result in zip(folding, results):
             trajectory.summary = result.summary
             trajectory.charge(result.prompt_tokens, result.completion_tokens)
-        hits = self.retriever.search([a.query for _, a in searching], self.config.top_k)
-        for (trajectory, action), found in zip(searching, hits):
+        hits, withheld = search_recorded(self.retriever, [a.query for _, a in searching], self.config.top_k)
+        for (trajectory, action), found, dropped in zip(searching, hits, withheld):
             trajectory.searches += 1
+            trajectory.withhold(dropped)
             trajectory.last_query, trajectory.last_hits = action.query, list(found)
             trajectory.turns[-1].retrieved = [h.passage.id for h in found]
 
@@ -275,4 +277,4 @@ class AgentKGV:
             evidence=[EvidenceRef.of(h.passage) for h in trajectory.cited],
             search_calls=trajectory.searches, prompt_tokens=trajectory.prompt_tokens,
             completion_tokens=trajectory.completion_tokens, seconds=trajectory.seconds,
-            trajectory=trajectory.turns)
+            trajectory=trajectory.turns, withheld=trajectory.withheld)

@@ -10,6 +10,7 @@ from agentkgv.agent.actions import Action
 from agentkgv.agent.calibration import Evidence
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.retrieval.base import Hit
+from agentkgv.retrieval.guard import Withheld
 
 
 @dataclass(slots=True)
@@ -120,6 +121,9 @@ class Verdict:
     outcome: str | None = None
     # The value a cited passage states in the object's place, where it contradicts the triple.
     stated_instead: str | None = None
+    # Retrieved passages a rule kept from deciding this verdict (retrieval/guard.py): withheld by the evidence
+    # guard, or of a distrusted source (withheld, or read by the reader agent without deciding anything).
+    withheld: list[Withheld] = field(default_factory=list)
 
     @property
     def finding(self) -> str:
@@ -144,6 +148,7 @@ class Verdict:
         record["triple"] = Triple(**record["triple"])
         record["evidence"] = [EvidenceRef(**e) for e in record.get("evidence", [])]
         record["trajectory"] = [Turn.from_json(turn) for turn in record.get("trajectory", [])]
+        record["withheld"] = [Withheld(**w) for w in record.get("withheld", [])]
         if record.get("reading") is not None:
             record["reading"] = Evidence(**record["reading"])
         return Verdict(**record)
@@ -160,10 +165,14 @@ class Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    withheld: list[Withheld] = field(default_factory=list)  # what a rule kept from deciding it (Verdict.withheld)
 
     def charge(self, prompt_tokens: int, completion_tokens: int) -> None:
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
+
+    def withhold(self, records: list[Withheld]) -> None:
+        self.withheld += [record for record in records if record not in self.withheld]
 
 
 class Verifier(Protocol):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from agentkgv.agent.actions import parse_verdict, verdict_confidence
 from agentkgv.agent.base import EvidenceRef, Turn, Verdict
@@ -10,6 +11,7 @@ from agentkgv.agent.prompts import direct_prompt, reader_prompt, verdict_schema
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.retrieval.base import Hit, Retriever
+from agentkgv.retrieval.guard import search_recorded
 
 
 def read_verdicts(llm: LLM, method: str, items: list[LabeledTriple], prompts: list[list[dict]],
@@ -61,8 +63,9 @@ class SingleTurnRAG:
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         started = time.perf_counter()
-        hits = self.retriever.search([i.triple.verbalize() for i in items], self.top_k)
+        hits, withheld = search_recorded(self.retriever, [i.triple.verbalize() for i in items], self.top_k)
         retrieval_seconds = time.perf_counter() - started
         prompts = [reader_prompt(i.triple, found, self.max_passage_words) for i, found in zip(items, hits)]
-        return read_verdicts(self.llm, self.name, items, prompts, hits, self.config, self.reasoning_chars,
-                             search_calls=1, extra_seconds=retrieval_seconds)
+        verdicts = read_verdicts(self.llm, self.name, items, prompts, hits, self.config, self.reasoning_chars,
+                                 search_calls=1, extra_seconds=retrieval_seconds)
+        return [replace(verdict, withheld=dropped) for verdict, dropped in zip(verdicts, withheld)]

@@ -18,7 +18,7 @@ from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, Summa
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.llm.factory import build_llm
 from agentkgv.retrieval.base import Retriever
-from agentkgv.retrieval.guard import GuardedRetriever
+from agentkgv.retrieval.guard import AddressesReader, DistrustedSource, WithholdingRetriever
 
 
 def build_summarizer(config: RunConfig, llm: LLM) -> Summarizer:
@@ -46,8 +46,13 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
     """The method's verifier; `policy` chooses the AgentKGV agent's actions in place of its LLM (a teacher).
     `relations`: what the facts files say of each relation (the reader agent's; agent/relation_facts.py)."""
     a = config.agent
-    if config.evidence_guard:
-        retriever = GuardedRetriever(retriever)
+    distrusted = DistrustedSource(config.retriever.distrust)
+    # The reader agent reads a distrusted source and lets it decide nothing (its support sends a triple to
+    # review); a method that cannot keep a passage from deciding never sees one.
+    rules = ([AddressesReader()] if config.evidence_guard else []) + (
+        [distrusted] if distrusted.marks and not config.uses_reader else [])
+    if rules:
+        retriever = WithholdingRetriever(retriever, rules)
     if policy is not None:
         return AgentKGV(None, retriever, build_summarizer(config, None), paraphrases, a, policy)
     if config.method == "lexical":
@@ -55,7 +60,7 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
     if config.uses_reader:
         folder = reader_folder(config.reading.reader)
         return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), paraphrases, config.reading,
-                            rare_relations(config.reading), relations)
+                            rare_relations(config.reading), relations, distrusted)
     llm = llm or build_llm(config.llm)
     generation = GenerationConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, seed=a.seed)
     if config.method == "direct":

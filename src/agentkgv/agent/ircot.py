@@ -18,6 +18,7 @@ from agentkgv.agent.prompts import ircot_prompt, ircot_schema, reader_prompt
 from agentkgv.data.records import LabeledTriple
 from agentkgv.llm.base import LLM, GenerationConfig
 from agentkgv.retrieval.base import Hit, Retriever
+from agentkgv.retrieval.guard import search_recorded
 
 
 @dataclass
@@ -43,8 +44,9 @@ class IRCoT:
         self.max_passage_words, self.sentence_chars, self.reasoning_chars = max_passage_words, sentence_chars, reasoning_chars
 
     def _retrieve(self, chains: list[_Chain], queries: list[str]) -> None:
-        for chain, hits in zip(chains, self.retriever.search(queries, self.top_k)):
+        for chain, hits, dropped in zip(chains, *search_recorded(self.retriever, queries, self.top_k)):
             chain.searches += 1
+            chain.withhold(dropped)
             chain.add(list(hits), self.max_paragraphs)
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
@@ -107,5 +109,5 @@ class IRCoT:
                 prompt_tokens=chain.prompt_tokens + (reader.prompt_tokens if reader else 0),
                 completion_tokens=chain.completion_tokens + (reader.completion_tokens if reader else 0),
                 seconds=chain.seconds + (reader.seconds if reader else 0.0),
-                trajectory=chain.turns + (reader.trajectory if reader else [])))
+                trajectory=chain.turns + (reader.trajectory if reader else []), withheld=chain.withheld))
         return verdicts

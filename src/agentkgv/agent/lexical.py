@@ -13,6 +13,7 @@ from agentkgv.agent.base import EvidenceRef, Verdict
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.text import fold
 from agentkgv.retrieval.base import Retriever
+from agentkgv.retrieval.guard import search_recorded
 
 
 def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
@@ -31,10 +32,10 @@ class LexicalVerifier:
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         start = time.perf_counter()
-        results = self.retriever.search([item.triple.subject for item in items], self.top_k)
+        results, withheld = search_recorded(self.retriever, [item.triple.subject for item in items], self.top_k)
         per_item = (time.perf_counter() - start) / max(1, len(items))
         verdicts = []
-        for item, hits in zip(items, results):
+        for item, hits, dropped in zip(items, results, withheld):
             t = item.triple
             support = [h for h in hits if mentions_any(h.passage.text, t.subject_names)
                        and mentions_any(h.passage.text, t.object_names)]
@@ -42,5 +43,5 @@ class LexicalVerifier:
                 id=item.id, triple=item.triple, verdict=bool(support), method=self.name, gold=item.label,
                 confidence=1.0 if support else 0.5,
                 evidence=[EvidenceRef.of(h.passage) for h in support],
-                search_calls=1, seconds=per_item))
+                search_calls=1, seconds=per_item, withheld=dropped))
         return verdicts

@@ -59,6 +59,7 @@ from agentkgv.agent.stopping import LearnedStop, SearchState, SettledRule, StopP
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.settings import Settings
 from agentkgv.retrieval.base import Hit, Retriever
+from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
 QUERY_ORDER = ("s,p,o", "s", "s,p',o", "s,p'", "s,p")
 # P(true) of a label the subject's own names settle, with nothing read: a name match, not a calibrated reading.
@@ -73,9 +74,6 @@ class ReadingConfig(Settings):
     top_k: int = Field(5, ge=1)
     # Passages cited with a verdict: the best-supported ones.
     max_cited: int = Field(2, ge=1)
-    # Sources whose passages alone never decide a verdict, by prefix: a corpus (`poison:`), or a file or folder
-    # of a document index as it was indexed (`index --distrust`). Their support sends a triple to review.
-    distrust: tuple[str, ...] = ()
     # A stop policy trained by `agentkgv train-search-policy` on `reader`'s episodes; None: stop once the triple
     # is settled true.
     stop_policy: Path | None = None
@@ -126,12 +124,6 @@ class ReadingConfig(Settings):
 
     def rare_folder(self) -> Path:
         return reader_folder(self.rare_reader, SHIPPED_GLOSS_READER)
-
-    def distrusts(self, source: str) -> bool:
-        """A corpus prefix (`poison:`) matches by prefix; a path matches itself and what lies below it."""
-        path = source.removeprefix("doc:")
-        return any(source.startswith(p) if p.endswith(":") else path == p or path.startswith(p.rstrip("/") + "/")
-                   for p in self.distrust)
 
 
 @dataclass(frozen=True)
@@ -187,13 +179,16 @@ class ReadingAgent:
 
     def __init__(self, retriever: Retriever, reader: Reader, calibration: Calibration | None,
                  paraphrases: dict[str, list[str]], config: ReadingConfig | None = None,
-                 rare: RareRelations | None = None, relations: RelationFacts | None = None):
+                 rare: RareRelations | None = None, relations: RelationFacts | None = None,
+                 distrusted: DistrustedSource = DistrustedSource(())):
         """`calibration` None reads every triple to the full search budget and decides nothing: what the
         calibration is fitted from. `rare`: the judge of relations `reader` rarely learned, if any.
         `relations`: the relations another value contradicts, the names their values take, the words that
         state them; None: the shipped table and the config's relations, with no names and no cues (a date or
-        a number can still contradict)."""
+        a number can still contradict). `distrusted`: the sources whose passages are read but whose support
+        alone decides nothing (it sends the triple to review), recorded in the verdict."""
         self.config = config or ReadingConfig()
+        self.distrusted = distrusted
         self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)
         self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
         learned = None
@@ -230,10 +225,11 @@ class ReadingAgent:
     def step(self, active: list[Reading]) -> None:
         started = time.perf_counter()
         queries = [r.queries.pop(0) for r in active]
-        results = self.retriever.search(queries, self.config.top_k)
+        results, withheld = search_recorded(self.retriever, queries, self.config.top_k)
         fresh: list[tuple[Reading, Hit]] = []
-        for reading, query, hits in zip(active, queries, results):
+        for reading, query, hits, dropped in zip(active, queries, results, withheld):
             reading.searches += 1
+            reading.withhold(dropped)
             fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
             reading.turns.append(self._turn(reading, query, hits))
         # A date or a number is named by its value: the triple each passage is read against marks the forms
@@ -243,7 +239,7 @@ class ReadingAgent:
         # batch: whether one contradicts the triple matters only where nothing supports it, which the verdict
         # decides; one batch a turn costs less than a second pass over the triples left unsupported.
         others = [(i, value) for i, (reading, hit) in enumerate(fresh)
-                  if self.seeks_others(reading) and not self.config.distrusts(hit.passage.source)
+                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
                   for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
         pairs = [(triple, hit.passage.text, hit.passage.title) for triple, (_, hit) in zip(triples, fresh)] + [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
@@ -263,7 +259,9 @@ class ReadingAgent:
             reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
             reading.everything = reading.everything.add(float(score), named, view.has_subject)
-            if not self.config.distrusts(hit.passage.source):
+            if self.distrusted.covers(hit.passage.source):
+                reading.withhold([Withheld(hit.passage.id, hit.passage.source, self.distrusted.why)])
+            else:
                 reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
         for reading in active:
             e = reading.evidence
@@ -324,7 +322,7 @@ class ReadingAgent:
             finding = Finding.NOT_ENOUGH_EVIDENCE
             verdict, p_true = self.absence.unsupported(calibration, reading.evidence, prior)
         # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.
-        trusted_first = self.config.distrusts if verdict is not None else (lambda source: False)
+        trusted_first = self.distrusted.covers if verdict is not None else (lambda source: False)
         cited += [hit for hit, score in reading.best(self.config.max_cited, trusted_first) if hit not in cited]
         return Verdict(
             id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
@@ -335,4 +333,4 @@ class ReadingAgent:
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
             reading=reading.evidence if reading.searches else None, rare_relation=reading.judge is not self.main,
-            outcome=finding.value, stated_instead=stated_instead)
+            outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld)

@@ -31,7 +31,7 @@ BASELINE_AGENT_FIELDS = {"lexical": ("top_k",), "direct": _GENERATION,
                          "ircot": (*_GENERATION, "top_k", "max_turns")}
 
 # Where each command-line option lands in the config.
-OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "rare_reader": ("reading", "rare_reader"), "distrust": ("reading", "distrust"),
+OPTIONS = {"method": ("method",), "judge": ("judge",), "reader": ("reading", "reader"), "rare_reader": ("reading", "rare_reader"), "distrust": ("retriever", "distrust"),
            "absence": ("reading", "absence"), "prior": ("reading", "prior"), "stop_policy": ("reading", "stop_policy"), "summarizer": ("summarizer",), "backend": ("llm", "backend"),
            "model": ("llm", "model"), "adapter": ("llm", "adapter"), "base_url": ("llm", "base_url"),
            "cache": ("llm", "cache"), "retriever": ("retriever", "kind"),
@@ -107,7 +107,8 @@ class RunConfig(Settings):
         unpinned |= {"reading", "judge"} if not self.uses_reader else set()
         unpinned |= {"agent", "summarizer", "summarizer_llm"} if not self.uses_llm_agent else set()
         settings = {**self.model_dump(mode="json", exclude=unpinned), "retriever": r.kind,
-                    "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {})}
+                    "embedding_model": r.embedding_model, **({"index": r.index} if r.index is not None else {}),
+                    **({"distrust": list(r.distrust)} if r.distrust else {})}
         if not (self.uses_reader or self.uses_llm_agent):
             settings["agent"] = self.agent.model_dump(mode="json", include=set(BASELINE_AGENT_FIELDS[self.method]))
         if self.uses_reader:

@@ -54,6 +54,8 @@ def read_triples(path: Path, fmt: str | None = None,
         raise DataError(path, f"unknown format {fmt or path.suffix!r}; supported: {supported}")
     if not path.exists():
         raise DataError(path, "file not found")
+    if path.is_dir():
+        raise DataError(path, "a folder, not a file of triples: give the file inside it")
     on_error = None if rejected is None else rejected.append
     if fmt == "jsonl":
         rows = _read_jsonl(path, on_error)

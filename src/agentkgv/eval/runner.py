@@ -82,19 +82,37 @@ def _flatten(value: object, prefix: str = "") -> dict[str, object]:
     return {prefix.rstrip("."): value}
 
 
-def check_settings(log_path: Path, settings: dict) -> None:
-    """Record the run's settings beside a new log, or refuse a resume whose settings differ."""
-    path = log_path.with_name(log_path.name + ".settings.json")
+# How a command starts a run of its own instead of resuming one: an eval names a run folder, `verify` an output.
+ANOTHER_RUN = "another --run-name"
+ANOTHER_OUTPUT = "another output file (-o)"
+
+
+def settings_path(log_path: Path) -> Path:
+    return log_path.with_name(log_path.name + ".settings.json")
+
+
+def check_settings(log_path: Path, settings: dict, another: str = ANOTHER_RUN, unknown: tuple[str, ...] = (),
+                   record: bool = True) -> None:
+    """Refuse a resume whose settings differ from those stored beside the log; with `record`, store them
+    beside a new log. Keys in `unknown` (flattened, `llm.name`) are not compared: a check made before the
+    model is loaded does not know them yet."""
+    path = settings_path(log_path)
     settings = json.loads(json.dumps(settings, sort_keys=True))  # as it will read back from disk
     if not path.exists():
-        path.write_text(json.dumps(settings, indent=2, sort_keys=True), encoding="utf-8")
+        if record:
+            path.write_text(json.dumps(settings, indent=2, sort_keys=True), encoding="utf-8")
         return
-    stored, wanted = _flatten(json.loads(path.read_text(encoding="utf-8"))), _flatten(settings)
-    changed = sorted(key for key in stored.keys() | wanted.keys() if stored.get(key) != wanted.get(key))
+    try:
+        stored = _flatten(json.loads(path.read_text(encoding="utf-8")))
+    except ValueError as error:
+        raise DataError(path, f"unreadable run settings ({error}); delete the run's files to start it again") from None
+    wanted = _flatten(settings)
+    changed = sorted(key for key in stored.keys() | wanted.keys()
+                     if stored.get(key) != wanted.get(key) and key not in unknown)
     if changed:
         shown = ", ".join(f"{key}: {stored.get(key)!r} -> {wanted.get(key)!r}" for key in changed[:3])
         raise RunSettingsChanged(f"{log_path} was written with other settings ({shown}); resume it with the "
-                                 "same ones, or start another run (--run-name, or another output file)")
+                                 f"same ones, or start a run of its own with {another}")
 
 
 def errors_path(log_path: Path) -> Path:
@@ -119,10 +137,11 @@ def _batches(items: Sequence[LabeledTriple], size: int) -> Iterator[list[Labeled
 
 
 def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: Path, batch_size: int = 8,
-                 on_batch: Callable[[int], None] = lambda done: None, settings: dict | None = None) -> list[Verdict]:
+                 on_batch: Callable[[int], None] = lambda done: None, settings: dict | None = None,
+                 another: str = ANOTHER_RUN) -> list[Verdict]:
     """Verdicts for `items` in their order, computing only those the log does not hold yet; a triple that
     failed (see errors_path) is left out. With `settings` (JSON-able), a resume must have the same ones as
-    the log's first write."""
+    the log's first write; a refusal tells how to start `another` run instead."""
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):
         raise ValueError("triple ids must be unique within a run")
@@ -133,14 +152,14 @@ def run_verifier(verifier: Verifier, items: Sequence[LabeledTriple], log_path: P
         raise RunLocked(f"{log_path} is being written by another process; wait for it or stop it") from None
     with lock:
         if settings is not None:
-            check_settings(log_path, settings)
+            check_settings(log_path, settings, another)
         done = load_run(log_path, repair=True)
         # An id whose triple changed since (other aliases after a benchmark rebuild, an edited row) would keep
         # a verdict on what the triple was.
         changed = next((item for item in items if item.id in done and done[item.id].triple != item.triple), None)
         if changed is not None:
             raise RunSettingsChanged(f"{log_path} holds triple {changed.id} as {done[changed.id].triple}, now "
-                                     f"{changed.triple}; start another run (--run-name, or another output file)")
+                                     f"{changed.triple}; start a run of its own with {another}")
         todo = [item for item in items if item.id not in done]
         on_batch(len(items) - len(todo))
         with log_path.open("a", encoding="utf-8") as handle:

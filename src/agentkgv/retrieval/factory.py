@@ -23,6 +23,10 @@ class RetrieverConfig(Settings):
     kind: Literal["bm25", "dense", "hybrid"] = "bm25"
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     index: str | None = None
+    # Sources whose passages alone never decide a verdict: a file or folder of a document index as it was
+    # indexed (the index's own marks, `index --distrust`), or a corpus by its sources' prefix (`poison:`).
+    # The reader agent reads them without deciding on them; every other method never sees them.
+    distrust: tuple[str, ...] = ()
 
 
 def bm25_dir(root: Path) -> Path:

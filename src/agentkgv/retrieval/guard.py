@@ -1,4 +1,5 @@
-"""Withhold retrieved passages that address the verifier instead of stating facts.
+"""Withhold retrieved passages before a verifier reads them: those that address the verifier instead of
+stating facts (the evidence guard), and those of a source the user distrusts.
 
 A corpus drawn from the open web can hold text written for the model that reads it: "ignore the previous
 instructions", a fake system turn, a closing tag, a JSON object shaped like the agent's answer. Fencing
@@ -14,7 +15,11 @@ they look for the reader being addressed, not for the wording of any one attack.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
+from agentkgv.data.records import Passage
 from agentkgv.retrieval.base import Hit, Retriever
 
 _VERDICT = r"[\"'“‘]?(?:true|false)\b"
@@ -41,20 +46,79 @@ def addresses_reader(text: str) -> bool:
     return _ADDRESSES_READER.search(text) is not None
 
 
-class GuardedRetriever:
-    """A retriever whose hits never include passages that address the reader. It asks the inner retriever
-    for `overfetch` times k hits, so a withheld passage's slot goes to the next one rather than staying empty."""
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """A retrieved passage a rule kept from deciding a verdict, and why: what a verdict records of it."""
 
-    def __init__(self, inner: Retriever, overfetch: int = 2):
+    id: str
+    source: str
+    why: str
+
+
+class WithholdRule(Protocol):
+    why: str
+
+    def withholds(self, passage: Passage) -> bool: ...
+
+
+class AddressesReader:
+    """The evidence guard: a passage that gives its reader instructions is not evidence of anything."""
+
+    why = "addresses the reader"
+
+    def withholds(self, passage: Passage) -> bool:
+        return addresses_reader(f"{passage.title} {passage.text}")
+
+
+@dataclass(frozen=True)
+class DistrustedSource:
+    """The sources a user distrusts (`index --distrust`): files and folders of a document index by path, a
+    corpus by the prefix of its passages' source (`poison:`)."""
+
+    marks: tuple[str, ...]
+    why = "distrusted source"
+
+    def withholds(self, passage: Passage) -> bool:
+        return self.covers(passage.source)
+
+    def covers(self, source: str) -> bool:
+        """A prefix ending in ':' matches by prefix; a path matches itself and what lies below it."""
+        path = source.removeprefix("doc:")
+        return any(source.startswith(p) if p.endswith(":") else path == p or path.startswith(p.rstrip("/") + "/")
+                   for p in self.marks)
+
+
+class WithholdingRetriever:
+    """A retriever whose hits never include passages a rule withholds. It asks the inner retriever for
+    `overfetch` times k hits, so a withheld passage's slot goes to the next one rather than staying empty."""
+
+    def __init__(self, inner: Retriever, rules: Sequence[WithholdRule], overfetch: int = 2):
         self.inner = inner
         self.name = inner.name
+        self.rules = tuple(rules)
         self.overfetch = overfetch
-        self.withheld = 0  # passages dropped so far: what a run reports about the attack it met
 
     def search(self, queries: list[str], k: int = 5) -> list[list[Hit]]:
-        results = []
+        return self.search_recorded(queries, k)[0]
+
+    def search_recorded(self, queries: list[str], k: int = 5) -> tuple[list[list[Hit]], list[list[Withheld]]]:
+        """The hits of each query, and what was withheld from them."""
+        results, withheld = [], []
         for hits in self.inner.search(queries, k * self.overfetch):
-            kept = [hit for hit in hits if not addresses_reader(f"{hit.passage.title} {hit.passage.text}")]
-            self.withheld += len(hits) - len(kept)
+            kept, dropped = [], []
+            for hit in hits:
+                rule = next((rule for rule in self.rules if rule.withholds(hit.passage)), None)
+                if rule is None:
+                    kept.append(hit)
+                else:
+                    dropped.append(Withheld(hit.passage.id, hit.passage.source, rule.why))
             results.append([Hit(hit.passage, hit.score, rank) for rank, hit in enumerate(kept[:k], start=1)])
-        return results
+            withheld.append(dropped)
+        return results, withheld
+
+
+def search_recorded(retriever: Retriever, queries: list[str], k: int) -> tuple[list[list[Hit]], list[list[Withheld]]]:
+    """Any retriever's hits with what it withheld (nothing, unless it withholds)."""
+    if isinstance(retriever, WithholdingRetriever):
+        return retriever.search_recorded(queries, k)
+    return retriever.search(queries, k), [[] for _ in queries]

@@ -1,24 +1,45 @@
-"""Named indexes over a user's own documents: build, add to, and open one for a verification run.
+"""Named indexes over a user's own documents: build, add to, mark trust in, and open one for a run.
 
-An index folder holds `manifest.json` (every file taken in: its path, size, modification time, content
-hash and passage count, or why it was skipped), `passages.jsonl` (all passages, grouped by file) and the
-retriever's own folders. Adding files parses only files that are new or whose content changed; the
-passages of the others are taken from `passages.jsonl`, never re-read from the documents. The retriever
-is then rebuilt over all passages (BM25 takes seconds; dense re-embeds them).
+An index folder holds generations, each a complete index: `gen-000003/` with `manifest.json` (every file
+taken in: its path, size, modification time, content hash and passage count, or why it was skipped; the
+sources distrusted; the fingerprint), `passages.jsonl` (all passages, grouped by file) and the retriever's
+own folders. `CURRENT` names the live generation. Adding files parses only files that are new or whose
+content changed; the passages of the others are taken from the live generation, never re-read from the
+documents. The retriever is then rebuilt over all passages (BM25 takes seconds; dense re-embeds them).
 
-The fingerprint is a hash of `passages.jsonl`: a verification run pins it, so resuming a run against an
-index whose contents changed since is refused.
+Why an update never loses a document or a trust mark:
+- one writer: `index.lock` (filelock) is held for the whole update, so two `index` runs never interleave;
+  `writer.json` says who holds it, for the message a second writer shows;
+- a new state is built beside the live one, in `gen-N.partial/`, and published by two renames: the
+  finished folder to `gen-N/`, then a new `CURRENT` over the old one (`os.replace`, atomic on POSIX within a
+  filesystem). A kill before the second rename leaves `CURRENT` naming the old generation, whole; the next
+  writer deletes the leftover `*.partial` folders, which only a writer holding the lock makes. Files are
+  fsynced before each rename, so the switch never points at data still in the page cache;
+- a generation's files are never changed once it is published: a reader that opened it keeps reading it,
+  and a trust change or a touched file makes a new generation whose unchanged files are hard links;
+- the manifest, trust marks included, is written into every generation, so no rebuild drops them.
+The writer keeps the live generation and the one before it (a run that opened that one while the update
+ran still finds it) and deletes older ones.
+
+The fingerprint hashes the passages with the settings and trust marks that decide what a run reads: a
+verification run pins it, so resuming a run against an index whose contents or trust changed is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import shutil
+import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict
 
 from agentkgv.data.documents import ChunkConfig, DocumentError, discover, parse_document
@@ -33,6 +54,11 @@ from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_re
 
 MANIFEST_FILE = "manifest.json"
 PASSAGES_FILE = "passages.jsonl"
+CURRENT_FILE = "CURRENT"
+LOCK_FILE = "index.lock"
+WRITER_FILE = "writer.json"
+_GENERATION = "gen-"
+_PARTIAL = ".partial"
 
 
 class FileEntry(BaseModel):
@@ -59,7 +85,12 @@ class Manifest(BaseModel):
     distrusted: list[str] = []
 
     def retriever_config(self) -> RetrieverConfig:
-        return RetrieverConfig(kind=self.kind, embedding_model=self.embedding_model, index=self.name)
+        return RetrieverConfig(kind=self.kind, embedding_model=self.embedding_model, index=self.name,
+                               distrust=tuple(self.distrusted))
+
+    @property
+    def passages(self) -> int:
+        return sum(entry.passages for entry in self.files.values())
 
 
 @dataclass
@@ -76,18 +107,24 @@ class IndexReport:
     passages: int = 0
     parse_seconds: float = 0.0
     build_seconds: float = 0.0
+    generation: str = ""  # the generation folder now live
+    discarded: list[str] = field(default_factory=list)  # leftovers of a killed update, deleted
 
 
 @dataclass(frozen=True)
 class OpenIndex:
     retriever: Retriever
     manifest: Manifest
-    index_dir: Path
+    index_dir: Path  # the generation folder opened: it stays whole while this run reads it
 
     def identity(self) -> dict[str, str]:
         """What a verification run pins about its evidence: what it holds, not where it lies, so a moved
         cache folder still resumes."""
         return {"name": self.manifest.name, "fingerprint": self.manifest.fingerprint}
+
+
+class IndexBusy(DataError):
+    """Another process is updating this index and the caller chose not to wait."""
 
 
 def index_dir(ws: Workspace, name: str) -> Path:
@@ -97,34 +134,140 @@ def index_dir(ws: Workspace, name: str) -> Path:
     return ws.cache / "indexes" / check_name(name, "an index", " (or give a folder path)")
 
 
-def load_manifest(folder: Path) -> Manifest | None:
-    path = folder / MANIFEST_FILE
-    if not path.exists():
+def live_generation(folder: Path) -> Path | None:
+    """The generation `CURRENT` names; None where no index was ever finished here."""
+    current = folder / CURRENT_FILE
+    if not current.exists():
+        if (folder / MANIFEST_FILE).exists():
+            raise DataError(folder, "an index in the layout of an earlier agentkgv version; index the documents "
+                                    "again under another --name (or delete this folder first)")
         return None
+    name = current.read_text(encoding="utf-8").strip()
+    if not name.startswith(_GENERATION) or "/" in name:
+        raise DataError(current, f"names no generation ({name!r}); delete the index folder and index again")
+    return folder / name
+
+
+def _read_manifest(generation: Path) -> Manifest:
+    path = generation / MANIFEST_FILE
     try:
         return Manifest.model_validate(read_json(path))
     except ValueError as error:
         raise DataError(path, f"not an index manifest ({error})") from None
 
 
-def add_documents(folder: Path, paths: list[Path], kind: str | None = None, embedding_model: str | None = None,
-                  chunking: ChunkConfig | None = None,
-                  progress: Callable[[int, int], None] = lambda done, total: None) -> IndexReport:
-    """Create the index or add `paths` (files and folders) to it; `progress(bytes done, bytes total)`."""
-    stored_manifest = load_manifest(folder)
-    manifest = stored_manifest or Manifest(name=folder.name)
-    if chunking is not None and manifest.files and chunking != manifest.chunking:
-        raise DataError(folder, f"index was cut with {manifest.chunking.model_dump()}; documents cut otherwise "
-                                "would mix two passage sizes: build a new index for new settings")
-    updates = {key: value for key, value in {"kind": kind, "embedding_model": embedding_model,
-                                             "chunking": chunking}.items() if value is not None}
-    manifest = manifest.model_copy(update=updates)
-    stored = read_passages(folder / PASSAGES_FILE) if (folder / PASSAGES_FILE).exists() else []
-    by_file: dict[str, list[Passage]] = {}
-    for passage in stored:
-        by_file.setdefault(passage.source.removeprefix("doc:"), []).append(passage)
-    report = IndexReport(folder, manifest)
-    files = list(discover(paths))
+def load_manifest(folder: Path) -> Manifest | None:
+    """The live generation's manifest; None where the folder holds no index."""
+    generation = live_generation(folder)
+    return None if generation is None else _read_manifest(generation)
+
+
+def fingerprint(generation: Path, manifest: Manifest) -> str:
+    """The passages' bytes with what decides how a run reads them: the retriever and the trust marks."""
+    digest = hashlib.sha256()
+    with (generation / PASSAGES_FILE).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    digest.update(json.dumps([manifest.kind, manifest.embedding_model, sorted(manifest.distrusted)]).encode())
+    return digest.hexdigest()[:16]
+
+
+@contextmanager
+def writer_lock(folder: Path, wait: bool = True, on_wait: Callable[[str], None] = lambda holder: None) -> Iterator[None]:
+    """Hold the index's one writer lock. Busy: with `wait`, `on_wait(who holds it)` and block until it is
+    free; without, IndexBusy naming the holder. The lock is the operating system's (filelock), so a writer
+    killed mid-update releases it with its process."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(folder / LOCK_FILE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        holder = _holder(folder)
+        if not wait:
+            raise IndexBusy(folder, f"being updated by {holder}; wait for it, or rerun without --no-wait to "
+                                    "queue behind it") from None
+        on_wait(holder)
+        lock.acquire()
+    try:
+        (folder / WRITER_FILE).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                                      "since": time.strftime("%Y-%m-%d %H:%M:%S")}), encoding="utf-8")
+        yield
+    finally:
+        lock.release()
+
+
+def _holder(folder: Path) -> str:
+    try:
+        who = json.loads((folder / WRITER_FILE).read_text(encoding="utf-8"))
+        return f"process {who['pid']} on {who['host']} (since {who['since']})"
+    except (OSError, ValueError, KeyError):
+        return "another process"
+
+
+def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (), distrust: list[Path] = (),
+                 kind: str | None = None, embedding_model: str | None = None, chunking: ChunkConfig | None = None,
+                 progress: Callable[[int, int], None] = lambda done, total: None, wait: bool = True,
+                 on_wait: Callable[[str], None] = lambda holder: None,
+                 on_step: Callable[[str], None] = lambda step: None) -> IndexReport:
+    """Create the index or update it as one writer: add `documents` (files and folders; only new or changed
+    files are parsed), then distrust or trust again the sources named; publish the result as a new
+    generation. `progress(bytes done, bytes total)` follows the parsing, `on_step` names each later step."""
+    with writer_lock(folder, wait, on_wait):
+        discarded = _discard_leftovers(folder)
+        live = live_generation(folder)
+        stored = _read_manifest(live) if live is not None else None
+        if stored is None and not documents:
+            raise DataError(folder, "no index here: index documents first")
+        manifest = stored or Manifest(name=folder.name)
+        if chunking is not None and manifest.files and chunking != manifest.chunking:
+            raise DataError(folder, f"index was cut with {manifest.chunking.model_dump()}; documents cut otherwise "
+                                    "would mix two passage sizes: build a new index for new settings")
+        updates = {key: value for key, value in {"kind": kind, "embedding_model": embedding_model,
+                                                 "chunking": chunking}.items() if value is not None}
+        manifest = manifest.model_copy(update=updates, deep=True)
+        report = IndexReport(folder, manifest, discarded=discarded)
+        by_file: dict[str, list[Passage]] = {}
+        if live is not None:
+            for passage in read_passages(live / PASSAGES_FILE):
+                by_file.setdefault(passage.source.removeprefix("doc:"), []).append(passage)
+        _take_in(documents, manifest, by_file, report, progress)
+        distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
+        manifest.distrusted = sorted(distrusted - {str(p.resolve()) for p in trust})
+        same_passages = stored is not None and not report.parsed and not report.skipped and (
+            stored.kind, stored.embedding_model) == (manifest.kind, manifest.embedding_model)
+        report.passages = manifest.passages
+        if same_passages and manifest == stored:  # nothing changed: no new generation
+            report.generation = live.name
+            return report
+        started = time.perf_counter()
+        partial = folder / f"{_next_generation(folder)}{_PARTIAL}"
+        partial.mkdir()
+        if same_passages:  # only trust marks or modification times changed: the built files are reused
+            _link_tree(live, partial, skip={MANIFEST_FILE})
+        else:
+            passages = [passage for key in sorted(by_file) for passage in by_file[key]]
+            if not passages:
+                shutil.rmtree(partial)
+                raise DataError(folder, "no passages to index: every document was empty or unreadable "
+                                        + "; ".join(report.skipped[:3]))
+            on_step("writing passages")
+            write_passages(partial / PASSAGES_FILE, passages)
+            on_step(f"building the {manifest.kind} index")
+            build_retriever(manifest.retriever_config(), partial, passages)
+        on_step("writing the manifest")
+        manifest.fingerprint = fingerprint(partial, manifest)
+        (partial / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        on_step("switching to the new generation")
+        report.generation = _publish(folder, partial)
+        _prune(folder, keep={report.generation, live.name if live is not None else ""})
+        report.build_seconds = time.perf_counter() - started
+        report.manifest = manifest
+        return report
+
+
+def _take_in(documents: list[Path], manifest: Manifest, by_file: dict[str, list[Passage]], report: IndexReport,
+             progress: Callable[[int, int], None]) -> None:
+    files = list(discover(list(documents)))
     sizes = {file: file.stat().st_size for file in files}
     total, done = sum(sizes.values()), 0
     started = time.perf_counter()
@@ -141,31 +284,11 @@ def add_documents(folder: Path, paths: list[Path], kind: str | None = None, embe
                 manifest.files[key] = old.model_copy(update={"mtime_ns": stat.st_mtime_ns})
                 report.unchanged.append(key)
             else:
-                manifest.files[key] = _parse(file.resolve(), data, digest, stat.st_mtime_ns, manifest.chunking, by_file, report)
+                manifest.files[key] = _parse(file.resolve(), data, digest, stat.st_mtime_ns, manifest.chunking,
+                                             by_file, report)
         done += sizes[file]
         progress(done, total)
     report.parse_seconds = time.perf_counter() - started
-    same_settings = stored_manifest is not None and (stored_manifest.kind, stored_manifest.embedding_model) == (
-        manifest.kind, manifest.embedding_model)
-    if same_settings and len(report.unchanged) == len(files):  # nothing new: keep the built index as it is
-        (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        report.passages = sum(entry.passages for entry in manifest.files.values())
-        return report
-    passages = [passage for key in sorted(by_file) for passage in by_file[key]]
-    if not passages:
-        raise DataError(folder, "no passages to index: every document was empty or unreadable "
-                                + "; ".join(report.skipped[:3]))
-    started = time.perf_counter()
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / MANIFEST_FILE).unlink(missing_ok=True)  # written last: no manifest means no complete index
-    write_passages(folder / PASSAGES_FILE, passages)
-    build_retriever(manifest.retriever_config(), folder, passages)
-    manifest.fingerprint = fingerprint(folder)
-    (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    report.build_seconds = time.perf_counter() - started
-    report.passages = len(passages)
-    report.manifest = manifest
-    return report
 
 
 def _parse(file: Path, data: bytes, digest: str, mtime_ns: int, chunking: ChunkConfig,
@@ -185,34 +308,95 @@ def _parse(file: Path, data: bytes, digest: str, mtime_ns: int, chunking: ChunkC
     return entry.model_copy(update={"passages": len(parsed.passages), "warnings": parsed.warnings})
 
 
-def set_trust(folder: Path, trust: list[Path], distrust: list[Path]) -> Manifest:
-    """Distrust these files or folders of the index, or trust them again (every source is trusted at first)."""
-    manifest = load_manifest(folder)
-    if manifest is None:
-        raise DataError(folder, "no index here: index documents first")
-    distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
-    distrusted -= {str(p.resolve()) for p in trust}
-    manifest = manifest.model_copy(update={"distrusted": sorted(distrusted)})
-    (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return manifest
+def _generations(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob(f"{_GENERATION}*") if p.is_dir() and not p.name.endswith(_PARTIAL))
 
 
-def fingerprint(folder: Path) -> str:
-    digest = hashlib.sha256()
-    with (folder / PASSAGES_FILE).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
+def _next_generation(folder: Path) -> str:
+    numbers = [int(p.name.removeprefix(_GENERATION).removesuffix(_PARTIAL)) for p in folder.glob(f"{_GENERATION}*")
+               if p.name.removeprefix(_GENERATION).removesuffix(_PARTIAL).isdigit()]
+    return f"{_GENERATION}{max(numbers, default=0) + 1:06d}"
+
+
+def _discard_leftovers(folder: Path) -> list[str]:
+    """Partial generations of a killed update (only a lock holder makes them, so any found now is dead)."""
+    leftovers = [p for p in folder.glob(f"{_GENERATION}*{_PARTIAL}") if p.is_dir()]
+    for leftover in leftovers:
+        shutil.rmtree(leftover)
+    (folder / f"{CURRENT_FILE}.tmp").unlink(missing_ok=True)
+    return [p.name for p in leftovers]
+
+
+def _link_tree(source: Path, target: Path, skip: set[str]) -> None:
+    """`source`'s files under `target` as hard links (copies where the filesystem has none): safe because a
+    published generation's files are never written again."""
+    for path in source.rglob("*"):
+        if path.name in skip and path.parent == source:
+            continue
+        destination = target / path.relative_to(source)
+        if path.is_dir():
+            destination.mkdir(parents=True, exist_ok=True)
+            continue
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, destination)
+        except OSError:
+            shutil.copy2(path, destination)
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)  # a folder too: its entries are what a rename changes
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _publish(folder: Path, partial: Path) -> str:
+    """Make the finished `partial` generation the live one: rename it into place, then point CURRENT at it."""
+    for path in [*partial.rglob("*"), partial]:
+        _fsync(path)
+    final = partial.with_name(partial.name.removesuffix(_PARTIAL))
+    partial.rename(final)
+    pointer = folder / f"{CURRENT_FILE}.tmp"
+    with pointer.open("w", encoding="utf-8") as handle:
+        handle.write(final.name + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(pointer, folder / CURRENT_FILE)
+    _fsync(folder)
+    return final.name
+
+
+def _prune(folder: Path, keep: set[str]) -> None:
+    for generation in _generations(folder):
+        if generation.name not in keep:
+            shutil.rmtree(generation, ignore_errors=True)
 
 
 def open_index(ws: Workspace, name: str) -> OpenIndex:
-    """The retriever over a named index, with the manifest whose fingerprint a run pins. Raises DataError if
-    the index is missing, or if its passages changed without a rebuild (the fingerprint no longer matches)."""
+    """The retriever over a named index's live generation, with the manifest whose fingerprint a run pins.
+    An update running meanwhile does not disturb it: this run keeps the generation it opened. Raises
+    DataError if the index is missing, or if its passages changed without a rebuild."""
     folder = index_dir(ws, name)
-    manifest = load_manifest(folder)
-    if manifest is None:
-        raise DataError(folder, f"no index named {name!r} here; build it with `agentkgv index DOCS... --name {name}`")
-    if fingerprint(folder) != manifest.fingerprint:
-        raise DataError(folder / PASSAGES_FILE, "passages changed since the index was built; run `agentkgv index` "
-                                                "on it again")
-    return OpenIndex(load_retriever(manifest.retriever_config(), folder), manifest, folder)
+    attempts = 3
+    while True:
+        generation = live_generation(folder)
+        if generation is None:
+            raise DataError(folder, f"no index named {name!r} here; build it with `agentkgv index DOCS... --name {name}`")
+        try:
+            return _open_generation(generation)
+        except (DataError, FileNotFoundError):
+            # Two updates finished while this run opened the generation, and the second pruned it: open
+            # the live one instead.
+            attempts -= 1
+            if attempts == 0 or generation.exists():
+                raise
+
+
+def _open_generation(generation: Path) -> OpenIndex:
+    manifest = _read_manifest(generation)
+    if fingerprint(generation, manifest) != manifest.fingerprint:
+        raise DataError(generation / PASSAGES_FILE, "passages changed since the index was built; run "
+                                                    "`agentkgv index` on it again")
+    return OpenIndex(load_retriever(manifest.retriever_config(), generation), manifest, generation)
