@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 
 from agentkgv.agent.base import Finding, Verdict
 from agentkgv.eval.metrics import score
+from agentkgv.data.errors import DataError
 from agentkgv.eval.runner import load_run
 
 HISTOGRAM_BINS = 10
@@ -56,6 +57,8 @@ class PredicateRow:
 
 
 def write_report(verdicts_path: Path, output: Path, review_path: Path, review_below: float) -> ReportSummary:
+    if not verdicts_path.is_file():
+        raise DataError(verdicts_path, "no verdicts file here: give the file `agentkgv verify -o` wrote")
     verdicts = list(load_run(verdicts_path).values())
     settings_path = verdicts_path.with_name(verdicts_path.name + ".settings.json")
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}

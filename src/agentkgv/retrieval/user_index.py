@@ -230,7 +230,7 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         if live is not None:
             for passage in read_passages(live / PASSAGES_FILE):
                 by_file.setdefault(passage.source.removeprefix("doc:"), []).append(passage)
-        _take_in(documents, manifest, by_file, report, progress)
+        _take_in(documents, manifest, by_file, report, progress, on_step)
         distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
         manifest.distrusted = sorted(distrusted - {str(p.resolve()) for p in trust})
         same_passages = stored is not None and not report.parsed and not report.skipped and (
@@ -266,8 +266,10 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
 
 
 def _take_in(documents: list[Path], manifest: Manifest, by_file: dict[str, list[Passage]], report: IndexReport,
-             progress: Callable[[int, int], None]) -> None:
+             progress: Callable[[int, int], None], on_step: Callable[[str], None]) -> None:
     files = list(discover(list(documents)))
+    if files:
+        on_step(f"reading {len(files)} files")
     sizes = {file: file.stat().st_size for file in files}
     total, done = sum(sizes.values()), 0
     started = time.perf_counter()
