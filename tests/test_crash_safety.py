@@ -74,3 +74,21 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(mode, 
     assert {r["triple"]["subject"] for r in records} == {f"{subjects[i % len(subjects)]} {i}" for i in range(TRIPLES)}
     print(f"\nkill run ({mode}): {kills} SIGKILLs at random points, {TRIPLES} triples -> {len(ids)} verdicts, "
           f"{TRIPLES - len(set(ids))} lost, {len(ids) - len(set(ids))} duplicated, {torn} kills left a torn line")
+
+
+def test_ctrl_c_says_how_to_resume_and_the_rerun_completes(tmp_path, data, small_passages, lexical_cache):
+    graph, out = tmp_path / "graph.jsonl", tmp_path / "verdicts.jsonl"
+    subjects = sorted({p.text.split(" ")[0] for p in small_passages})
+    write_jsonl(graph, ({"subject": f"{subjects[i % len(subjects)]} {i}", "predicate": "place of birth",
+                         "object": "Melbourne"} for i in range(TRIPLES)))
+    process = start_verify(graph, out, lexical_cache, data.resolve(), [])
+    while lines_in(out) < 10 and process.poll() is None:
+        time.sleep(0.001)
+    process.send_signal(signal.SIGINT)
+    _, said = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in said
+    assert "run the same command again to resume" in " ".join(said.split())
+    assert 10 <= lines_in(out) < TRIPLES
+    assert start_verify(graph, out, lexical_cache, data.resolve(), []).wait(timeout=300) == 0
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == TRIPLES

@@ -149,3 +149,30 @@ def test_a_server_that_always_fails_stops_no_run_and_a_resume_completes_it(base_
             _direct(proxy.url + "/v1", max_retries=1).verify(items[:1])
     verdicts = run_verifier(_direct(base_url, max_retries=1), items, log, batch_size=2)
     assert [v.id for v in verdicts] == [i.id for i in items] and sorted(_ids(log)) == sorted(i.id for i in items)
+
+
+def test_verify_ends_with_its_own_exit_code_naming_the_file_of_failed_triples(base_url, tmp_path, data):
+    """A pipeline can tell "all verified" (0) from "some failed, rerun to retry" (3)."""
+    from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
+    from tests.cli_cases import run_cli
+
+    cache, docs = tmp_path / "cache", tmp_path / "docs"
+    docs.mkdir()
+    (docs / "peiper.txt").write_text("Allan Peiper was born in Alexandra, Victoria, Australia.")
+    assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
+    graph, out = tmp_path / "graph.csv", tmp_path / "verdicts.jsonl"
+    graph.write_text("subject,predicate,object\nAllan Peiper,place of birth,Alexandra\nAllan Peiper,sport,cycling\n")
+
+    def verify(url: str):
+        config = tmp_path / "run.toml"
+        config.write_text(f'[llm]\nbackend = "openai"\nmodel = "smollm2"\nbase_url = "{url}"\nmax_retries = 1\n'
+                          'schema_style = "json_object"\n')
+        return run_cli("verify", str(graph), "-o", str(out), "--method", "direct", "--config", str(config),
+                       "--index", "mine", cache=cache, data=data.resolve())
+
+    with FaultProxy(base_url.removesuffix("/v1"), FaultConfig(throttle_429=1.0, retry_after_s=0.1)) as proxy:
+        failed = verify(proxy.url + "/v1")
+    said = " ".join((failed.stdout + failed.stderr).split())
+    assert failed.returncode == 3 and "2 triples failed" in said and "verdicts.jsonl.errors.jsonl" in said
+    assert "Traceback" not in said and out.read_text() == ""
+    assert verify(base_url).returncode == 2  # another server is another model: refused, not mixed in

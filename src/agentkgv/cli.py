@@ -67,7 +67,8 @@ _ON_INTERRUPT = {"verify": "the verdicts written so far are kept; run the same c
 
 
 def main() -> None:
-    """Entry point: bad input ends with one readable line naming the file, not a traceback."""
+    """Entry point: bad input ends with one readable line naming the file, not a traceback; Ctrl-C with what
+    was kept."""
     try:
         app()
     except (DataError, RunLocked, RunSettingsChanged) as error:
@@ -77,10 +78,16 @@ def main() -> None:
         where = f"{error.filename}: " if error.filename else ""
         console.print(f"[bold red]error:[/] {where}{error.strerror or error}; check the path and its permissions")
         sys.exit(USER_ERROR)
-    except KeyboardInterrupt:
-        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), "")
-        console.print(f"[yellow]interrupted:[/] {_ON_INTERRUPT.get(command, 'nothing half-written is kept')}")
-        sys.exit(INTERRUPTED)
+    except SystemExit as exit:
+        if exit.code == INTERRUPTED:  # typer's exit for Ctrl-C
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), "")
+    console.print(f"[yellow]interrupted:[/] {_ON_INTERRUPT.get(command, 'nothing half-written is kept')}")
+    sys.exit(INTERRUPTED)
 
 
 @app.command("build-benchmark", rich_help_panel=BUILD)
