@@ -10,7 +10,7 @@ import typer
 
 from agentkgv import benchmarks, graphs, learning, pipeline
 from agentkgv.agent.run_config import RunConfig
-from agentkgv.cli_options import BENCH, CacheOpt, DataOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
+from agentkgv.cli_options import BENCH, CacheOpt, DataOpt, JudgeOpt, MethodsHelp, RetrieverOpt, RunConfigOpt
 from agentkgv.display import HOOKS, console, print_table, show
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.eval.summary_bench import SummaryRow
@@ -40,11 +40,12 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
                          limit: Annotated[int, typer.Option(help="Fixed balanced subset of this many triples per split.")] = 40,
                          variants: Annotated[list[str], typer.Option("--variant", help="clean, poisoned, clean+guard, poisoned+guard.")] = ["poisoned", "poisoned+guard"],
                          index_name: Annotated[str, typer.Option(help="Index folder for the poisoned copy.")] = "bm25-poisoned",
-                         config: RunConfigOpt = None, batch_size: int = 8,
+                         config: RunConfigOpt = None, judge: JudgeOpt = None, batch_size: int = 8,
                          run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "poison",
                          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the index."""
-    headers, rows = benchmarks.bench_poison(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, splits,
+    run = RunConfig.load(config).with_options(judge=judge)
+    headers, rows = benchmarks.bench_poison(Workspace(data_dir, cache_dir), run, methods, splits,
                                           limit, variants, index_name, batch_size, run_name, HOOKS)
     print_table("Poisoned evidence: verdict flips against each method's clean run", headers, rows)
 
