@@ -31,21 +31,26 @@ def main() -> None:
     if args.out.exists():
         raise SystemExit(f"{args.out} exists: remove it or give another --out")
     data, cache = args.data.resolve(), args.out / "cache"
-    stage = Stage.make(args.out)
-
-    print("| # | kind | killed after (s) | of the update (s) | phase | verify --index between | documents | lost | "
-          "passages duplicated | trust marks lost | leftovers after rerun |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    point = 0
-    for kind, kills in (("bm25", 14), ("hybrid", 6)):
-        seconds = update_seconds(stage, cache, data, kind)
-        for k in range(kills):
-            point += 1
-            after = seconds * (k + 1) / (kills + 1)
-            r = crash_point(stage, f"crash-{point}", cache, data, after, kind)
-            print(f"| {point} | {kind} | {r.after_s:.2f} | {seconds:.2f} | {r.phase} | {'yes' if r.verify_between else 'NO'} "
-                  f"| {r.documents} | {r.documents_lost} | {r.passages_duplicated} | {r.trust_marks_lost} | {r.leftovers} |",
-                  flush=True)
+    stage = Stage.make(args.out / "bm25", added=3000)
+    small = Stage.make(args.out / "hybrid", added=300)
+    seconds = update_seconds(stage, cache, data)
+    # (stage, kind, step announced or None for time from the start, seconds after it)
+    points = [(stage, "bm25", None, seconds * share) for share in (0.2, 0.4, 0.6, 0.8)]
+    points += [(stage, "bm25", step, delay) for step, delay in (
+        ("reading", 0.0), ("reading", 0.3), ("writing passages", 0.0), ("building", 0.0), ("building", 0.2),
+        ("building", 0.5), ("writing the manifest", 0.0), ("switching", 0.0))]
+    points += [(small, "hybrid", step, delay) for step, delay in (
+        ("reading", 0.0), ("writing passages", 0.0), ("building", 0.0), ("building", 1.0), ("building", 3.0),
+        ("building", 6.0), ("writing the manifest", 0.0), ("switching", 0.0))]
+    print(f"uninterrupted BM25 update: {seconds:.2f} s\n")
+    print("| # | kind | killed | phase it was in | verify --index between | documents | lost | passages duplicated | "
+          "trust marks lost | leftovers after rerun |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for point, (where, kind, step, delay) in enumerate(points, 1):
+        r = crash_point(where, f"crash-{point}", cache, data, delay, kind, step)
+        killed = f"{delay:.2f} s after start" if step is None else f"{delay:.1f} s after '{step}…'"
+        print(f"| {point} | {kind} | {killed} | {r.phase} | {'yes' if r.verify_between else 'NO'} | {r.documents} | "
+              f"{r.documents_lost} | {r.passages_duplicated} | {r.trust_marks_lost} | {r.leftovers} |", flush=True)
 
     print("\n| writers at once | seconds | exit codes | tracebacks | documents listed | expected | passages | distinct ids |")
     print("|---|---|---|---|---|---|---|---|")
@@ -69,7 +74,7 @@ def main() -> None:
           "read the generation before the update |")
     print("|---|---|---|---|---|")
     name = "during"
-    build_first(stage, name, cache, data, "hybrid")
+    build_first(stage, name, cache, data, "hybrid")  # 3,000 documents to embed: the update runs for minutes
     folder = cache / "indexes" / name
     before = json.loads((folder / (folder / "CURRENT").read_text().strip() / "manifest.json").read_text())
     update = subprocess.Popen(cli(*update_args(stage, name), cache=cache, data=data), stdout=subprocess.DEVNULL,

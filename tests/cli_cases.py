@@ -56,6 +56,13 @@ def stage(root: Path, data: Path) -> None:
     (root / "old-index").mkdir()
     (root / "old-index" / "manifest.json").write_text(json.dumps({"name": "old-index"}))
     cache = root / "cache"
+    # An eval run of the lexical check on BM25, as its log and pinned settings stand after a first batch.
+    from agentkgv.agent.run_config import RunConfig
+
+    log = cache / "runs" / "mistake" / "lexical.test_unseen.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text("{}\n")
+    log.with_name(log.name + ".settings.json").write_text(json.dumps(RunConfig(method="lexical").identity()))
     for args in (("index", str(docs / "peiper.txt"), "--name", "mine"),
                  ("verify", str(root / "graph.csv"), "-o", str(root / "verdicts.jsonl"), "--method", "lexical",
                   "--index", "mine"),
@@ -97,6 +104,15 @@ CASES = [
     Case("verify", "an adapter that does not exist",
          ("verify", "{root}/graph.csv", "-o", "{root}/o9.jsonl", "--method", "direct", "--adapter", "{root}/no-adapter"),
          2, "no adapter here"),
+    Case("verify", "a model folder that does not exist",
+         ("verify", "{root}/graph.csv", "-o", "{root}/o15.jsonl", "--method", "direct", "--model", "{root}/no-model"),
+         2, "no model here"),
+    Case("verify", "a GGUF file that does not exist",
+         ("verify", "{root}/graph.csv", "-o", "{root}/o16.jsonl", "--method", "direct", "--backend", "llamacpp",
+          "--model", "{root}/no-model.gguf"), 2, "no model here"),
+    Case("verify", "an OpenAI-compatible backend with no server",
+         ("verify", "{root}/graph.csv", "-o", "{root}/o17.jsonl", "--method", "direct", "--backend", "openai"), 2,
+         "needs --base-url"),
     Case("verify", "a method that does not exist", ("verify", "{root}/graph.csv", "-o", "{root}/o10.jsonl",
                                                     "--method", "oracle"), 2, "--method"),
     Case("verify", "a prior out of range", ("verify", "{root}/graph.csv", "-o", "{root}/o11.jsonl", "--prior", "2"), 2,
@@ -120,6 +136,10 @@ CASES = [
     Case("index", "only empty documents", ("index", "{root}/docs/empty.txt", "--name", "hollow"), 2, "no passages"),
     Case("index", "a folder in an earlier layout", ("index", "{root}/docs", "--name", "{root}/old-index"), 2,
          "earlier agentkgv version"),
+    # eval
+    Case("eval", "resume a run with another retriever", ("eval", "--method", "lexical", "--limit", "4", "--split",
+                                                         "test_unseen", "--run-name", "mistake", "--retriever",
+                                                         "hybrid"), 2, "another --run-name"),
     # export
     Case("export", "verdicts file missing", ("export", "{root}/nope.jsonl", "-o", "{root}/v.trig"), 2, "nope.jsonl"),
     Case("export", "a format without named graphs", ("export", "{root}/verdicts.jsonl", "-o", "{root}/v.ttl"), 2,

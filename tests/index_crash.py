@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -94,20 +95,31 @@ def update_args(stage: Stage, name: str) -> tuple[str, ...]:
     return "index", str(stage.added), "--name", name
 
 
-def kill_update(stage: Stage, name: str, cache: Path, data: Path, after_s: float) -> str:
-    """Run the update and SIGKILL it `after_s` seconds in; the last step it announced ('finished' if it ended)."""
+STEP = re.compile(r"^(reading \d+ files|writing passages|building the \w+ index|writing the manifest|"
+                  r"switching to the new generation)$")
+
+
+def kill_update(stage: Stage, name: str, cache: Path, data: Path, after_s: float, at_step: str | None = None) -> str:
+    """Run the update and SIGKILL it `after_s` seconds in, or that long after it announces a step starting
+    with `at_step`; the last step it announced ('finished' if it ended first, 'starting' before any)."""
     log = stage.root / f"{name}.log"
     with log.open("w") as out:
         process = subprocess.Popen(cli(*update_args(stage, name), cache=cache, data=data), stdout=out,
                                    stderr=subprocess.STDOUT, env=environment())
+        if at_step is not None:
+            while process.poll() is None and not any(step.startswith(at_step) for step in _steps(log)):
+                time.sleep(0.002)
         time.sleep(after_s)
         ended = process.poll() is not None
         if not ended:
             os.kill(process.pid, signal.SIGKILL)
         process.wait()
-    steps = [line.strip() for line in log.read_text().splitlines()
-             if line.startswith(("reading ", "writing ", "building ", "switching "))]
+    steps = _steps(log)
     return "finished" if ended else steps[-1] if steps else "starting"
+
+
+def _steps(log: Path) -> list[str]:
+    return [line.strip() for line in log.read_text().splitlines() if STEP.match(line.strip())]
 
 
 def check(stage: Stage, name: str, cache: Path, data: Path, after_s: float, phase: str, verify_between: bool) -> KillRecord:
@@ -129,9 +141,10 @@ def verify_works(stage: Stage, name: str, cache: Path, data: Path) -> bool:
     return done.returncode == 0 and json.loads(out.read_text())["verdict"] is True
 
 
-def crash_point(stage: Stage, name: str, cache: Path, data: Path, after_s: float, kind: str = "bm25") -> KillRecord:
+def crash_point(stage: Stage, name: str, cache: Path, data: Path, after_s: float, kind: str = "bm25",
+                at_step: str | None = None) -> KillRecord:
     build_first(stage, name, cache, data, kind)
-    phase = kill_update(stage, name, cache, data, after_s)
+    phase = kill_update(stage, name, cache, data, after_s, at_step)
     between = verify_works(stage, name, cache, data)
     rerun = run(*update_args(stage, name), cache=cache, data=data)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr

@@ -8,7 +8,7 @@ import pytest
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.user_formats import read_triples
-from tests.test_cli import run_cli
+from tests.cli_cases import run_cli
 
 GOOD = '{"id": "%s", "subject": "Allan Peiper", "predicate": "place of birth", "object": "Alexandra"}\n'
 # name -> (file name, content, bad line, words the error must hold)

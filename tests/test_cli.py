@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import agentkgv
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import write_jsonl
 from agentkgv.retrieval.bm25 import BM25Retriever
-
-
-def run_cli(*args, cache, data) -> subprocess.CompletedProcess:
-    # PYTHONPATH: the subprocess runs the package under test, not whichever copy the venv installed.
-    env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(Path(agentkgv.__file__).parents[1])}
-    return subprocess.run([sys.executable, "-m", "agentkgv", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+from tests.cli_cases import run_cli
 
 
 def test_bad_triples_file_names_file_and_line(tmp_path, data):

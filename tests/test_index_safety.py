@@ -165,3 +165,52 @@ def test_every_method_honours_distrust_and_the_verdict_says_so(tmp_path, data):
     assert [(w["source"].endswith("blog/post.txt"), w["why"]) for w in record["withheld"]] == [(True, "distrusted source")]
     pinned = json.loads((tmp_path / "doubted.jsonl.settings.json").read_text())
     assert pinned["distrust"] == [str((docs / "blog").resolve())]
+
+
+def test_the_llm_answer_cache_lives_under_the_cache_folder_given(tmp_path):
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import with_llm_cache
+
+    run = with_llm_cache(Workspace(cache=tmp_path / "mine"), RunConfig(method="direct"))
+    assert run.llm.cache_path == (tmp_path / "mine" / "llm" / "completions.sqlite").resolve()
+    own = RunConfig(method="direct").with_options(cache=True)
+    own = own.model_copy(update={"llm": own.llm.model_copy(update={"cache_path": tmp_path / "x.sqlite"})})
+    assert with_llm_cache(Workspace(cache=tmp_path / "mine"), own).llm.cache_path == tmp_path / "x.sqlite"
+
+
+def test_the_shipped_adapter_passes_the_check_before_loading(tmp_path):
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import check_model
+
+    check_model(RunConfig(judge="llm").with_trained_adapter())  # named, not a path: the shipped one
+    with pytest.raises(DataError, match="no adapter here"):
+        check_model(RunConfig(judge="llm").with_options(adapter=str(tmp_path / "none")))
+
+
+def test_a_runs_own_distrust_joins_the_index_marks(tmp_path):
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import index_run
+
+    first, blog, _ = documents(tmp_path)
+    manifest = update_index(tmp_path / "index", [first], distrust=[blog]).manifest
+    run = index_run(RunConfig().with_options(distrust=("poison:",)), manifest)
+    assert run.retriever.distrust == (str(blog.resolve()), "poison:")
+    assert index_run(RunConfig(), manifest.model_copy(update={"distrusted": []})).retriever.distrust == ()
+
+
+def test_only_what_ranks_above_the_last_passage_shown_is_recorded_as_withheld():
+    from agentkgv.data.records import Passage
+    from agentkgv.retrieval.base import Hit
+    from agentkgv.retrieval.guard import DistrustedSource, WithholdingRetriever
+
+    class Ranked:
+        name = "ranked"
+
+        def search(self, queries, k=5):
+            sources = ["blog:", "site:", "blog:", "site:", "site:", "blog:"]
+            return [[Hit(Passage(f"p{i}", "text", source=f"{s}{i}"), 1.0 - i / 10, i + 1)
+                     for i, s in enumerate(sources[:k])] for _ in queries]
+
+    hits, withheld = WithholdingRetriever(Ranked(), [DistrustedSource(("blog:",))], overfetch=3).search_recorded(["q"], 2)
+    assert [h.passage.id for h in hits[0]] == ["p1", "p3"] and [h.rank for h in hits[0]] == [1, 2]
+    assert [w.id for w in withheld[0]] == ["p0", "p2"]  # p5, below the second shown, was never in reach

@@ -19,7 +19,7 @@ from agentkgv.data.records import Triple
 from agentkgv.eval.html_report import REVIEW_COLUMNS
 from agentkgv.eval.review import read_reviews
 from agentkgv.train.learn import learn_calibration, review_loop
-from tests.test_cli import run_cli
+from tests.cli_cases import run_cli
 
 # The logged verdicts' calibration: true from support 0 up. The "user's domain" below is true only from
 # support 2 up, so a calibration learned from reviews there should move its threshold.

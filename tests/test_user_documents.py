@@ -10,7 +10,7 @@ import pytest
 from agentkgv.data.documents import ChunkConfig, DocumentError, parse_document
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.user_index import load_manifest, open_index, update_index
-from tests.test_cli import run_cli
+from tests.cli_cases import run_cli
 
 SMALL = ChunkConfig(words_per_passage=12, overlap_words=3)
 

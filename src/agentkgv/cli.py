@@ -74,9 +74,12 @@ def main() -> None:
     except (DataError, RunLocked, RunSettingsChanged) as error:
         console.print(f"[bold red]error:[/] {error}")
         sys.exit(USER_ERROR)
-    except OSError as error:  # a path the user gave that the system refused (a folder, read-only, full disk)
-        where = f"{error.filename}: " if error.filename else ""
-        console.print(f"[bold red]error:[/] {where}{error.strerror or error}; check the path and its permissions")
+    except OSError as error:
+        if error.filename is None:  # a network or library fault, not a path: its traceback is the report
+            raise
+        # A path the user gave that the system refused (a folder, read-only, full disk).
+        console.print(f"[bold red]error:[/] {error.filename}: {error.strerror or error}; check the path and its "
+                      "permissions")
         sys.exit(USER_ERROR)
     except SystemExit as exit:
         if exit.code == INTERRUPTED:  # typer's exit for Ctrl-C
@@ -206,6 +209,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     run = run if base_model else run.with_trained_adapter()
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
+    pipeline.check_output(output)  # before the triples are read, which may take long
     if sparql or store:
         try:
             selection = GraphSelection(query=query.read_text(encoding="utf-8")) if query else GraphSelection(pattern=pattern or EVERY_TRIPLE)
@@ -215,7 +219,6 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
                              language=lang, page_size=page_size)
         items, name = graphs.graph_triples(ws, source, limit, HOOKS), source.name
     else:
-        pipeline.check_output(output)  # before the file is read, which may take long
         items, name = pipeline.read_user_file(triples, output, on_error.value, HOOKS)[:limit], triples.name
     if not items:
         console.print(f"[yellow]warning:[/] {name} holds no triple: nothing to verify")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -15,7 +16,18 @@ VERIFY, BUILD, TRAIN, BENCH = "Verify and report", "Build", "Train", "Benchmark 
 
 DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
                                                  help="Folder with the source data (default ../shared/data).")]
-CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE",
+
+
+def _every_derived_file_there(folder: Path | None) -> Path | None:
+    """The command's process finds its cache folder by AGENTKGV_CACHE wherever it derives a file (the LLM
+    answers, the converted embedded model, unzipped encoders, Ray actors): the folder given must be the one
+    they all find. Set here, at the command line's edge, so library callers' environments are left alone."""
+    if folder is not None:
+        os.environ["AGENTKGV_CACHE"] = str(folder.resolve())
+    return folder
+
+
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE", callback=_every_derived_file_there,
                                                   help="Folder for everything derived (default .cache).")]
 RetrieverOpt = Annotated[Optional[str], typer.Option("--retriever", help="bm25 (default), dense or hybrid.")]
 EmbeddingOpt = Annotated[Optional[str], typer.Option(

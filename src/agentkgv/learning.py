@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
 
+from pydantic import ValidationError
+
 from agentkgv.agent.calibration import Calibration, Outcome
 from agentkgv.agent.base import Verdict
 from agentkgv.agent.reader import (RELATIONS_FILE, SHIPPED_GLOSS_READER, SHIPPED_READER, ReaderCard, read_glosses,
@@ -49,8 +51,12 @@ def run_settings(log: Path) -> dict:
 
 
 def reading_of(settings: dict) -> ReadingConfig:
-    return ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
-                                         if k not in ("weights", "stop_policy_weights", "rare_stop_policy_weights")})
+    try:
+        return ReadingConfig.model_validate({k: v for k, v in settings["reading"].items()
+                                             if k not in ("weights", "stop_policy_weights", "rare_stop_policy_weights")})
+    except ValidationError as error:
+        raise DataError("run settings", f"written by an earlier version of agentkgv ({error.errors()[0]['loc']}): "
+                                        "verify the triples again, then learn from that run") from None
 
 
 def run_reading(ws: Workspace, log: Path, hooks: Hooks = SILENT):

@@ -12,6 +12,7 @@ few lines over the same builders, which read best together.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -34,7 +35,7 @@ from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.records import Example, LabeledTriple, Triple
 from agentkgv.data.user_formats import read_triples, write_rejected
-from agentkgv.eval.evaluate import Entrant, evaluate, log_stem
+from agentkgv.eval.evaluate import Entrant, evaluate, log_path, log_stem
 from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
 from agentkgv.eval.report import ResultRow, save_report
 from agentkgv.eval.runner import ANOTHER_OUTPUT, Bar, check_settings, no_bar, run_verifier
@@ -237,12 +238,16 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
     once and shared by the methods that run it."""
     configs = method_runs(run, methods, trained)
-    ensure_benchmark(ws, hooks)
     out_dir = ws.runs / run_name
+    names = [label if label and len(methods) == 1 else method for method in methods]
+    for name, config in zip(names, configs):  # a resume with other settings is refused before anything loads
+        check_model(config)
+        for split in splits:
+            check_settings(log_path(out_dir, name, split), config.identity(), unknown=("llm.name",), record=False)
+    ensure_benchmark(ws, hooks)
     llms = shared_llms(ws, configs)
     entrants = []
-    for method, config, llm, verifier in zip(methods, configs, llms, method_verifiers(ws, configs, llms, hooks)):
-        name = label if label and len(methods) == 1 else method
+    for name, config, llm, verifier in zip(names, configs, llms, method_verifiers(ws, configs, llms, hooks)):
         entrants.append(Entrant(name, verifier, config.identity(llm.name if llm is not None else None)))
     rows, breakdown = evaluate(entrants, {split: split_examples(ws, split, limit) for split in splits}, out_dir,
                                batch_size, hooks.bar)
@@ -331,10 +336,12 @@ def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = S
 
 
 def index_run(run: RunConfig, manifest: Manifest) -> RunConfig:
-    """The run over a document index: the index decides the retriever's kind and the sources distrusted. A
-    user's documents need not state every true triple: silence is not enough evidence unless told otherwise."""
-    return run.with_options(retriever=manifest.kind, embedding_model=manifest.embedding_model,
-                            distrust=tuple(manifest.distrusted) or None, absence=run.reading.absence or "unknown")
+    """The run over a document index: the index decides the retriever's kind, and its sources distrusted join
+    any the run distrusts. A user's documents need not state every true triple: silence is not enough
+    evidence unless told otherwise."""
+    distrust = tuple(sorted(set(run.retriever.distrust) | set(manifest.distrusted)))
+    return run.with_options(retriever=manifest.kind, embedding_model=manifest.embedding_model, distrust=distrust,
+                            absence=run.reading.absence or "unknown")
 
 
 def resolve_index(ws: Workspace, run: RunConfig, retriever_asked: str | None = None) -> tuple[RunConfig, dict]:
@@ -388,6 +395,23 @@ def check_output(output: Path) -> None:
         raise DataError(output, f"cannot be written ({error.strerror}); choose another -o") from None
 
 
+def check_model(run: RunConfig) -> None:
+    """Refuse a model the run could not load, before loading anything: a model or adapter path that is not
+    there, an OpenAI-compatible backend with no server to ask."""
+    if not run.needs_llm:
+        return
+    llm = run.llm
+    if llm.adapter is not None and not resolve_adapter(Path(llm.adapter)).exists():
+        raise DataError(llm.adapter, "no adapter here (--adapter)")
+    looks_like_path = llm.model.startswith((".", "/", "~")) or llm.model.endswith(".gguf")
+    if llm.backend != "openai" and looks_like_path and not Path(llm.model).expanduser().exists():
+        raise DataError(llm.model, "no model here (--model): give a model folder, a GGUF file, or a hub name")
+    if llm.backend == "openai" and llm.base_url is None and not (
+            os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")):
+        raise DataError("command line", "--backend openai needs --base-url, the URL of an OpenAI-compatible "
+                                        "server (or OPENAI_API_KEY for OpenAI's own)")
+
+
 def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str | None = None,
               aliases: Path | None = None) -> tuple[RunConfig, dict]:
     """Every check that can refuse a `verify` run, made before any model, index or document is loaded: the
@@ -399,8 +423,7 @@ def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str 
     if aliases is not None:
         # Other names change what counts as a mention, so a resume with another table is refused.
         pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
-    if run.llm.adapter is not None and run.needs_llm and not Path(run.llm.adapter).exists():
-        raise DataError(run.llm.adapter, "no adapter here (--adapter)")
+    check_model(run)
     check_settings(output, run.identity() | pinned, ANOTHER_OUTPUT, unknown=("llm.name",), record=False)
     return run, pinned
 
@@ -411,9 +434,10 @@ def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], na
     """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
     rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
     entities get too. Failed triples are left out (the runner's errors file names them)."""
-    run, pinned = preflight(ws, run, output, retriever_asked, aliases)
+    _, pinned = preflight(ws, run, output, retriever_asked, aliases)
+    # The run over the generation opened now, which an update that finished since the check may have replaced.
     run, index, opened_pins = with_index(ws, run)
-    pinned |= opened_pins  # an update finished since the check: the generation opened is the one pinned
+    pinned |= opened_pins
     if aliases is not None:
         table = read_alias_table(aliases)
         items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]

@@ -28,6 +28,10 @@ def log_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "run"
 
 
+def log_path(out_dir: Path, name: str, split: str) -> Path:
+    return out_dir / f"{log_stem(name)}.{split}.jsonl"
+
+
 def evaluate(entrants: list[Entrant], splits: dict[str, list[Example]], out_dir: Path, batch_size: int = 8,
              bar: Bar = no_bar) -> tuple[list[ResultRow], list[ResultRow]]:
     """(one row per entrant and split, one per entrant, split and predicate); each entrant's verdicts are
@@ -38,7 +42,7 @@ def evaluate(entrants: list[Entrant], splits: dict[str, list[Example]], out_dir:
         for split, examples in splits.items():
             items = [e.as_labeled() for e in examples]
             with bar(f"{entrant.name} on {split}", len(items)) as advance:
-                verdicts = run_verifier(entrant.verifier, items, out_dir / f"{log_stem(entrant.name)}.{split}.jsonl",
+                verdicts = run_verifier(entrant.verifier, items, log_path(out_dir, entrant.name, split),
                                         batch_size, advance, entrant.settings)
             rows.append(summarize(entrant.name, split, verdicts))
             breakdown += per_predicate(entrant.name, split, verdicts)

@@ -94,11 +94,12 @@ def settings_path(log_path: Path) -> Path:
 def check_settings(log_path: Path, settings: dict, another: str = ANOTHER_RUN, unknown: tuple[str, ...] = (),
                    record: bool = True) -> None:
     """Refuse a resume whose settings differ from those stored beside the log; with `record`, store them
-    beside a new log. Keys in `unknown` (flattened, `llm.name`) are not compared: a check made before the
-    model is loaded does not know them yet."""
+    beside a new log, or one that holds no verdict yet (a run that failed on every triple mixes nothing in).
+    Keys in `unknown` (flattened, `llm.name`) are not compared: a check made before the model is loaded does
+    not know them yet."""
     path = settings_path(log_path)
     settings = json.loads(json.dumps(settings, sort_keys=True))  # as it will read back from disk
-    if not path.exists():
+    if not path.exists() or not log_path.exists() or log_path.stat().st_size == 0:
         if record:
             path.write_text(json.dumps(settings, indent=2, sort_keys=True), encoding="utf-8")
         return

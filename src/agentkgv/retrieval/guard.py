@@ -107,12 +107,14 @@ class WithholdingRetriever:
         for hits in self.inner.search(queries, k * self.overfetch):
             kept, dropped = [], []
             for hit in hits:
+                if len(kept) == k:  # what ranks below the k-th shown passage was never going to be read
+                    break
                 rule = next((rule for rule in self.rules if rule.withholds(hit.passage)), None)
                 if rule is None:
                     kept.append(hit)
                 else:
                     dropped.append(Withheld(hit.passage.id, hit.passage.source, rule.why))
-            results.append([Hit(hit.passage, hit.score, rank) for rank, hit in enumerate(kept[:k], start=1)])
+            results.append([Hit(hit.passage, hit.score, rank) for rank, hit in enumerate(kept, start=1)])
             withheld.append(dropped)
         return results, withheld
 

@@ -193,6 +193,7 @@ def writer_lock(folder: Path, wait: bool = True, on_wait: Callable[[str], None] 
                                                       "since": time.strftime("%Y-%m-%d %H:%M:%S")}), encoding="utf-8")
         yield
     finally:
+        (folder / WRITER_FILE).unlink(missing_ok=True)  # a waiting writer must not name a holder that left
         lock.release()
 
 
@@ -388,11 +389,11 @@ def open_index(ws: Workspace, name: str) -> OpenIndex:
             raise DataError(folder, f"no index named {name!r} here; build it with `agentkgv index DOCS... --name {name}`")
         try:
             return _open_generation(generation)
-        except (DataError, FileNotFoundError):
-            # Two updates finished while this run opened the generation, and the second pruned it: open
-            # the live one instead.
+        except Exception:
+            # Two updates finished while this run opened the generation, and the second is pruning it: open
+            # the live one instead. The same generation failing again is a real fault.
             attempts -= 1
-            if attempts == 0 or generation.exists():
+            if attempts == 0 or live_generation(folder) == generation:
                 raise
 
 
