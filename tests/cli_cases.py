@@ -171,5 +171,7 @@ def run_case(case: Case, root: Path, data: Path) -> subprocess.CompletedProcess:
 def message(result: subprocess.CompletedProcess) -> str:
     """The first line the command printed about the mistake."""
     lines = [line.strip(" │╭╮╰╯─") for line in (result.stderr + result.stdout).splitlines()]
-    return next((line for line in lines if any(w in line.lower() for w in ("error", "warning", "invalid"))),
-                next((line for line in lines if line), ""))
+    lines = [line for line in lines if line]
+    at = next((i for i, line in enumerate(lines) if any(w in line.lower() for w in ("error", "warning"))), 0)
+    # The command line library's usage errors come in a box titled "Error": the message is the line below.
+    return lines[at + 1] if lines[at:at + 1] == ["Error"] and at + 1 < len(lines) else lines[at] if lines else ""

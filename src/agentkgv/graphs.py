@@ -118,6 +118,8 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
     by SPARQL Update; `triple_terms` adds RDF 1.2 triple terms beside the reification."""
     if (output is None) == (endpoint is None):
         raise ValueError("export to a file (--output) or to an endpoint (--endpoint), one of them")
+    if not verdicts_file.is_file():
+        raise DataError(verdicts_file, "file not found: give the verdicts file `agentkgv verify -o` wrote")
     if output is not None and output.is_dir():
         raise DataError(output, "a folder: give the file to write (-o verdicts.trig)")
     verdicts = list(load_run(verdicts_file).values())

@@ -94,6 +94,8 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     reviewed triples of `review` it judged, whose verdicts are in `verdicts_file`: its calibration refitted,
     and from `TUNE_AT` reviews on its weights tuned on the reviewed passages first. The adapted reader goes to
     <cache>/readers/<name>."""
+    if not verdicts_file.is_file():
+        raise DataError(verdicts_file, "file not found: give the verdicts file `agentkgv verify -o` wrote (--verdicts)")
     verdicts = load_run(verdicts_file)
     if not verdicts:
         raise DataError(verdicts_file, "no verdicts in this file")

@@ -421,6 +421,8 @@ def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str 
     check_output(output)
     run, pinned = resolve_index(ws, run, retriever_asked)
     if aliases is not None:
+        if not aliases.is_file():
+            raise DataError(aliases, "no alias table here (--aliases)")
         # Other names change what counts as a mention, so a resume with another table is refused.
         pinned["aliases"] = hashlib.sha256(aliases.read_bytes()).hexdigest()[:16]
     check_model(run)
