@@ -77,13 +77,13 @@ def episodes(runs: list[str]) -> None:
     from collections import Counter
 
     from agentkgv.agent.calibration import Calibration, Outcome
-    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, reader_fingerprint, reader_folder
+    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, reader_folder, support_fingerprint
     from agentkgv.train.search_policy import read_episodes
 
     shipped = (reader_folder(None), reader_folder(None, SHIPPED_GLOSS_READER))
     for run in runs:
         record = json.loads((TRAIN / run / "stop_policy.json").read_text())
-        folder = next((f for f in shipped if reader_fingerprint(f) == record["reader"]), None)
+        folder = next((f for f in shipped if support_fingerprint(f) == record["reader"]), None)
         if folder is None:
             raise SystemExit(f"{run}: its policy was trained for reader {record['reader']}, neither shipped reader")
         calibration = Calibration.read(folder)

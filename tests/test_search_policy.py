@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agentkgv.agent.calibration import Calibration, Evidence
-from agentkgv.agent.reader import reader_fingerprint
+from agentkgv.agent.reader import support_fingerprint
 from agentkgv.agent.reading import ReadingAgent, ReadingConfig
 from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
@@ -173,7 +173,7 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     index = BM25Retriever.build([Passage("p0", "Ada Smith was a farmer."), Passage("p1", "Bob Jones lived in York.")],
                                 tmp_path / "bm25")
     path = tmp_path / "stop.json"
-    LearnedStop(tuple(ALWAYS_STOP), reader_fingerprint(None), 3).save(path, {})
+    LearnedStop(tuple(ALWAYS_STOP), support_fingerprint(None), 3).save(path, {})
     learned = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path)).verify([item("Paris")])[0]
     ruled = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Paris")])[0]
     assert learned.search_calls == 1 and ruled.search_calls == 3 and learned.verdict is ruled.verdict is False
@@ -203,4 +203,21 @@ def test_the_shipped_stop_policies_fit_the_shipped_readers():
 
     config = RunConfig.load(Path(__file__).parents[1] / "configs" / "eval_stop_policies.toml").reading
     for policy, reader in ((config.stop_policy, None), (config.rare_stop_policy, config.rare_folder())):
-        LearnedStop.read(policy).check(policy, reader_fingerprint(reader), config.max_searches)
+        LearnedStop.read(policy).check(policy, support_fingerprint(reader), config.max_searches)
+
+
+def test_a_stop_policy_outlives_a_refit_of_what_it_does_not_read(tmp_path):
+    """A policy reads the reader's support and its calibration to P(true): refitting the prior or the
+    contradiction ratio keeps it; moving a threshold retires it."""
+    import shutil
+
+    from agentkgv.agent.reader import shipped_reader_dir
+
+    folder = tmp_path / "reader"
+    shutil.copytree(shipped_reader_dir(), folder)
+    before = support_fingerprint(folder)
+    calibration = json.loads((folder / "calibration.json").read_text())
+    (folder / "calibration.json").write_text(json.dumps({**calibration, "prior": 0.8, "contradiction_ratio": 0.2}))
+    assert support_fingerprint(folder) == before
+    (folder / "calibration.json").write_text(json.dumps({**calibration, "true_at": calibration["true_at"] + 0.01}))
+    assert support_fingerprint(folder) != before

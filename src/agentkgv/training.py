@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from agentkgv.agent.reader import read_relations, reader_fingerprint, save_relations
+from agentkgv.agent.reader import read_relations, save_relations, support_fingerprint
 from agentkgv.agent.run_config import RunConfig
 from agentkgv.data.benchmark import (BenchmarkConfig, load_split, triple_key)
 from agentkgv.data.errors import DataError
@@ -273,7 +273,7 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
     run_dir, folder = ws.training / run_name, reader_folder(reader)
     calibration, config = Calibration.read(folder), ReadingConfig(reader=folder)
     path = run_dir / "episodes.jsonl"
-    pinned = {"reader": reader_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
+    pinned = {"reader": support_fingerprint(folder), "triples": settings.triples, "max_searches": config.max_searches,
               "rare_relations_per_relation": settings.rare_relations_per_relation,
               "evidence": [f.name for f in fields(Evidence)]}  # the fields the cached episodes hold
     if not (path.exists() and (run_dir / "episodes.settings.json").exists()

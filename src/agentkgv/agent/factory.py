@@ -8,7 +8,7 @@ from agentkgv.agent.baselines import DirectLLM, SingleTurnRAG
 from agentkgv.agent.ircot import IRCoT
 from agentkgv.agent.calibration import Calibration
 from agentkgv.agent.lexical import LexicalVerifier
-from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_fingerprint, reader_folder
+from agentkgv.agent.reader import CrossEncoderReader, read_relations, reader_folder, support_fingerprint
 from agentkgv.agent.reading import Judge, RareRelations, ReadingAgent, ReadingConfig
 from agentkgv.agent.relation_facts import RelationFacts
 from agentkgv.agent.policy import Policy
@@ -35,9 +35,9 @@ def rare_relations(config: ReadingConfig) -> RareRelations | None:
     folder = config.rare_folder()
     stop = None
     if config.rare_stop_policy is not None:
-        stop = LearnedStop.read(config.rare_stop_policy).check(config.rare_stop_policy, reader_fingerprint(folder),
+        stop = LearnedStop.read(config.rare_stop_policy).check(config.rare_stop_policy, support_fingerprint(folder),
                                                                 config.max_searches)
-    return RareRelations(Judge(CrossEncoderReader(folder), Calibration.read(folder), stop),
+    return RareRelations(Judge(CrossEncoderReader(folder, runtime=config.runtime), Calibration.read(folder), stop),
                          read_relations(reader_folder(config.reader)), config.rare_below)
 
 
@@ -59,7 +59,8 @@ def build_verifier(config: RunConfig, retriever: Retriever, paraphrases: dict[st
         return LexicalVerifier(retriever, a.top_k)
     if config.uses_reader:
         folder = reader_folder(config.reading.reader)
-        return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), paraphrases, config.reading,
+        reader = CrossEncoderReader(folder, runtime=config.reading.runtime)
+        return ReadingAgent(retriever, reader, Calibration.read(folder), paraphrases, config.reading,
                             rare_relations(config.reading), relations, distrusted)
     llm = llm or build_llm(config.llm)
     generation = GenerationConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, seed=a.seed)

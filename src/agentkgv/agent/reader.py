@@ -24,9 +24,11 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from agentkgv.agent.evidence_view import PassageView, view_passage
+from agentkgv.agent.reader_runtime import OnnxReaderNetwork, Runtime, onnxruntime_available
 from agentkgv.cpu import native_bf16
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
+from agentkgv.paths import cache_dir
 
 # Words of a passage the reader sees: the window around the mentions, wider than the LLM's since a
 # cross-encoder of 128 tokens reads it whole.
@@ -163,6 +165,23 @@ def reader_fingerprint(folder: Path | None) -> str:
     return digest.hexdigest()[:16]
 
 
+def support_fingerprint(folder: Path | None) -> str:
+    """The reader's weights, relation glosses and the part of its calibration that turns support into P(true)
+    and a verdict, by content: what a stop policy reads, so what it pins. The rest of the calibration (the
+    prior, how much a contradiction or a silence says) can be refitted without retraining the policy."""
+    folder = reader_folder(folder)
+    weights = folder / WEIGHTS_FILE
+    if not weights.exists():
+        raise DataError(weights, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
+    digest = hashlib.sha256(weights.read_bytes())
+    calibration = json.loads((folder / "calibration.json").read_text())
+    digest.update(json.dumps({k: calibration.get(k) for k in ("weights", "intercept", "true_at", "false_at")},
+                             sort_keys=True).encode())
+    if (folder / GLOSSES_FILE).exists():
+        digest.update((folder / GLOSSES_FILE).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class ReaderCard:
     """What a saved reader is: its base model's name and how it was trained (shown in run settings)."""
@@ -229,9 +248,10 @@ def load_reader_weights(model, folder: Path):
 
 
 class CrossEncoderReader:
-    """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights."""
+    """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights, run by
+    ONNX Runtime where it can be (agent/reader_runtime.py), else by PyTorch."""
 
-    def __init__(self, folder: Path | None = None, batch_size: int = 64):
+    def __init__(self, folder: Path | None = None, batch_size: int = 64, runtime: Runtime = "onnxruntime"):
         folder = reader_folder(folder)
         self.card = ReaderCard.read(folder)
         self.name = self.card.name
@@ -242,6 +262,9 @@ class CrossEncoderReader:
         # A reader trained in bf16 reads in bf16 where the CPU multiplies it natively (elsewhere emulated bf16
         # is several times slower than fp32): its calibration was fitted on bf16 scores too.
         self.bf16 = bool(self.card.training.get("settings", {}).get("bf16")) and native_bf16()
+        self.onnx = None
+        if runtime == "onnxruntime" and not self.bf16 and onnxruntime_available():
+            self.onnx = OnnxReaderNetwork(self.model, folder / WEIGHTS_FILE, cache_dir())
 
     def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
         import torch
@@ -249,6 +272,8 @@ class CrossEncoderReader:
         if not pairs:
             return np.zeros(0, dtype=np.float32)
         inputs = [(claim_text(t, gloss_of(self.glosses, t)), passage_text(t, text, title)) for t, text, title in pairs]
+        if self.onnx is not None:
+            return self.onnx.predict(inputs, self.batch_size)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
             scores = self.model.predict(inputs, batch_size=self.batch_size, show_progress_bar=False,
                                         convert_to_numpy=True)

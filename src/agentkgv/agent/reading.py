@@ -54,7 +54,8 @@ from agentkgv.agent.combinations import compose_query, paraphrases_of
 from agentkgv.agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.agent.prompts import action_text
 from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, Reader, by_predicate, read_relations, reader_fingerprint,
-                                   reader_folder, reader_view)
+                                   reader_folder, reader_view, support_fingerprint)
+from agentkgv.agent.reader_runtime import Runtime
 from agentkgv.agent.stopping import LearnedStop, SearchState, SettledRule, StopPolicy
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.data.settings import Settings
@@ -105,6 +106,9 @@ class ReadingConfig(Settings):
     one_valued: tuple[str, ...] = ()
     # Values a passage states in the object's place that are read as a possible contradiction, per passage.
     other_values: int = Field(3, ge=0)
+    # What runs the readers' network (agent/reader_runtime.py): ONNX Runtime, twice as fast on a CPU with the
+    # same scores to 1e-5, or PyTorch. How a run is run, not what it decides: a run log does not pin it.
+    runtime: Runtime = "onnxruntime"
 
     @model_validator(mode="after")
     def _routed(self) -> ReadingConfig:
@@ -114,13 +118,15 @@ class ReadingConfig(Settings):
 
     def weights(self) -> str:
         """The content of the readers this config judges with, which a run log pins: the reader's, and when
-        rare relations go to another reader, that reader's and the relation counts that route them."""
+        rare relations go to another reader, that reader's and the relation counts that route them; with the
+        shipped table of relations another value contradicts (agent/one_valued.json)."""
+        table = hashlib.sha256(shipped_table().read_bytes()).hexdigest()[:16]
         main = reader_fingerprint(self.reader)
         if not self.rare_below:
-            return main
+            return hashlib.sha256(f"{main} {table}".encode()).hexdigest()[:16]
         rare = reader_fingerprint(self.rare_folder())
         counts = json.dumps(read_relations(reader_folder(self.reader)), sort_keys=True)
-        return hashlib.sha256(f"{main} {rare} {counts}".encode()).hexdigest()[:16]
+        return hashlib.sha256(f"{main} {rare} {counts} {table}".encode()).hexdigest()[:16]
 
     def rare_folder(self) -> Path:
         return reader_folder(self.rare_reader, SHIPPED_GLOSS_READER)
@@ -194,7 +200,7 @@ class ReadingAgent:
         learned = None
         if calibration is not None and self.config.stop_policy is not None:
             learned = LearnedStop.read(self.config.stop_policy).check(
-                self.config.stop_policy, reader_fingerprint(self.config.reader), self.config.max_searches)
+                self.config.stop_policy, support_fingerprint(self.config.reader), self.config.max_searches)
         self.retriever, self.main, self.rare = retriever, Judge(reader, calibration, learned), rare
         self.paraphrases = paraphrases
 

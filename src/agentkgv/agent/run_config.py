@@ -112,7 +112,8 @@ class RunConfig(Settings):
         if not (self.uses_reader or self.uses_llm_agent):
             settings["agent"] = self.agent.model_dump(mode="json", include=set(BASELINE_AGENT_FIELDS[self.method]))
         if self.uses_reader:
-            settings["reading"] = {**settings["reading"], "weights": self.reading.weights()}
+            reading = {k: v for k, v in settings["reading"].items() if k != "runtime"}  # how it runs, not what it decides
+            settings["reading"] = {**reading, "weights": self.reading.weights()}
             if self.reading.stop_policy is not None:
                 settings["reading"]["stop_policy_weights"] = policy_fingerprint(self.reading.stop_policy)
             if self.reading.rare_stop_policy is not None:

@@ -74,7 +74,7 @@ class SettledRule:
 class LearnedStop:
     weights: tuple[float, ...]
     # What it was trained for: its features read P(true) under this reader's calibration and this budget.
-    reader: str = ""  # the reader's fingerprint (agent/reader.py)
+    reader: str = ""  # the reader's support fingerprint (agent/reader.py)
     budget: int = 0
     name: str = "learned"
 
