@@ -214,3 +214,21 @@ def test_only_what_ranks_above_the_last_passage_shown_is_recorded_as_withheld():
     hits, withheld = WithholdingRetriever(Ranked(), [DistrustedSource(("blog:",))], overfetch=3).search_recorded(["q"], 2)
     assert [h.passage.id for h in hits[0]] == ["p1", "p3"] and [h.rank for h in hits[0]] == [1, 2]
     assert [w.id for w in withheld[0]] == ["p0", "p2"]  # p5, below the second shown, was never in reach
+
+
+def test_a_query_whose_top_passages_are_all_withheld_still_gets_k():
+    from agentkgv.data.records import Passage
+    from agentkgv.retrieval.base import Hit
+    from agentkgv.retrieval.guard import DistrustedSource, WithholdingRetriever
+
+    class Deep:
+        name = "deep"
+
+        def search(self, queries, k=5):  # twelve passages of a distrusted blog rank above the rest
+            ranked = [f"blog:{i}" for i in range(12)] + [f"site:{i}" for i in range(12, 40)]
+            return [[Hit(Passage(s, "text", source=s), 1.0 - n / 100, n + 1) for n, s in enumerate(ranked[:k])]
+                    for _ in queries]
+
+    hits, withheld = WithholdingRetriever(Deep(), [DistrustedSource(("blog:",))]).search_recorded(["q", "r"], 5)
+    assert [len(h) for h in hits] == [5, 5] and hits[0][0].passage.id == "site:12"
+    assert len(withheld[0]) == 12

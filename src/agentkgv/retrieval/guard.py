@@ -90,33 +90,43 @@ class DistrustedSource:
 
 class WithholdingRetriever:
     """A retriever whose hits never include passages a rule withholds. It asks the inner retriever for
-    `overfetch` times k hits, so a withheld passage's slot goes to the next one rather than staying empty."""
+    `overfetch` times k hits, and for twice as many again while fewer than k are left and more exist, so a
+    withheld passage's slot goes to the next one rather than staying empty."""
 
-    def __init__(self, inner: Retriever, rules: Sequence[WithholdRule], overfetch: int = 2):
+    def __init__(self, inner: Retriever, rules: Sequence[WithholdRule], overfetch: int = 2, max_overfetch: int = 32):
         self.inner = inner
         self.name = inner.name
         self.rules = tuple(rules)
-        self.overfetch = overfetch
+        self.overfetch, self.max_overfetch = overfetch, max_overfetch
 
     def search(self, queries: list[str], k: int = 5) -> list[list[Hit]]:
         return self.search_recorded(queries, k)[0]
 
     def search_recorded(self, queries: list[str], k: int = 5) -> tuple[list[list[Hit]], list[list[Withheld]]]:
         """The hits of each query, and what was withheld from them."""
-        results, withheld = [], []
-        for hits in self.inner.search(queries, k * self.overfetch):
-            kept, dropped = [], []
-            for hit in hits:
-                if len(kept) == k:  # what ranks below the k-th shown passage was never going to be read
-                    break
-                rule = next((rule for rule in self.rules if rule.withholds(hit.passage)), None)
-                if rule is None:
-                    kept.append(hit)
-                else:
-                    dropped.append(Withheld(hit.passage.id, hit.passage.source, rule.why))
-            results.append([Hit(hit.passage, hit.score, rank) for rank, hit in enumerate(kept, start=1)])
-            withheld.append(dropped)
+        results: list[list[Hit]] = [[] for _ in queries]
+        withheld: list[list[Withheld]] = [[] for _ in queries]
+        pending, depth = list(range(len(queries))), k * self.overfetch
+        while pending:
+            short = []
+            for i, hits in zip(pending, self.inner.search([queries[i] for i in pending], depth)):
+                results[i], withheld[i] = self._keep(hits, k)
+                if len(results[i]) < k and len(hits) == depth and depth < k * self.max_overfetch:
+                    short.append(i)  # more passages exist below: look deeper
+            pending, depth = short, depth * 2
         return results, withheld
+
+    def _keep(self, hits: list[Hit], k: int) -> tuple[list[Hit], list[Withheld]]:
+        kept, dropped = [], []
+        for hit in hits:
+            if len(kept) == k:  # what ranks below the k-th shown passage was never going to be read
+                break
+            rule = next((rule for rule in self.rules if rule.withholds(hit.passage)), None)
+            if rule is None:
+                kept.append(hit)
+            else:
+                dropped.append(Withheld(hit.passage.id, hit.passage.source, rule.why))
+        return [Hit(hit.passage, hit.score, rank) for rank, hit in enumerate(kept, start=1)], dropped
 
 
 def search_recorded(retriever: Retriever, queries: list[str], k: int) -> tuple[list[list[Hit]], list[list[Withheld]]]:
