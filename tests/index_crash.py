@@ -61,14 +61,16 @@ class Stage:
     root: Path
     first: Path
     added: Path
-    triples: Path  # one triple stated in the first set
+    triples: Path  # one triple the first set states
 
     @staticmethod
     def make(root: Path, first: int = 20, added: int = 300) -> Stage:
         write_documents(root / "first" / "records", first)
         write_documents(root / "first" / "blog", 2, offset=first)
         write_documents(root / "added", added, offset=first + 2)
-        (root / "graph.csv").write_text("subject,predicate,object\nPerson 1,place of birth,Ballarat\n")
+        # A name no added document shares, so the triple is found before the update and after it.
+        (root / "first" / "records" / "quartermaine.txt").write_text("Zebulon Quartermaine was born in Ballarat.")
+        (root / "graph.csv").write_text("subject,predicate,object\nZebulon Quartermaine,place of birth,Ballarat\n")
         return Stage(root, root / "first", root / "added", root / "graph.csv")
 
 
