@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 
@@ -24,12 +25,14 @@ def main() -> None:
         raise SystemExit(f"{args.out} exists: remove it or give another --out")
     root = args.out.resolve()
     stage(root, args.data.resolve())
-    print("| command | mistake | exit code | traceback | message (first line) |")
-    print("|---|---|---|---|---|")
+    print("| command | mistake | exit code | seconds | traceback | message (first line) |")
+    print("|---|---|---|---|---|---|")
     for case in CASES:
+        started = time.perf_counter()
         result = run_case(case, root, args.data.resolve())
+        seconds = time.perf_counter() - started
         said = message(result).replace(str(root), "…").replace("|", "\\|")
-        print(f"| {case.command} | {case.name} | {result.returncode} | "
+        print(f"| {case.command} | {case.name} | {result.returncode} | {seconds:.1f} | "
               f"{'YES' if 'Traceback' in result.stderr + result.stdout else 'no'} | {said} |", flush=True)
 
 

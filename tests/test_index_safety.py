@@ -231,3 +231,20 @@ def test_a_query_whose_top_passages_are_all_withheld_still_gets_k():
     hits, withheld = WithholdingRetriever(Deep(), [DistrustedSource(("blog:",))]).search_recorded(["q", "r"], 5)
     assert [len(h) for h in hits] == [5, 5] and hits[0][0].passage.id == "site:12"
     assert len(withheld[0]) == 12
+
+
+def test_an_index_says_whether_its_documents_state_every_true_triple(tmp_path):
+    """`index --absence false`: a run over it counts silence against a triple, unless the run says otherwise;
+    the setting is part of the index's fingerprint, so a run resumed across the change is refused."""
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import index_run
+
+    first, _, _ = documents(tmp_path)
+    built = update_index(tmp_path / "index", [first])
+    assert index_run(RunConfig(), built.manifest).reading.absence == "unknown"
+    complete = update_index(tmp_path / "index", absence="false")
+    assert complete.manifest.fingerprint != built.manifest.fingerprint and complete.passages == built.passages
+    assert index_run(RunConfig(), complete.manifest).reading.absence == "false"
+    assert index_run(RunConfig().with_options(absence="unknown"), complete.manifest).reading.absence == "unknown"
+    with pytest.raises(DataError, match="'false' or 'unknown'"):
+        update_index(tmp_path / "index", absence="maybe")

@@ -320,6 +320,10 @@ def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help
                   overlap: OverlapOpt = None,
                   wait: Annotated[bool, typer.Option(help="When another `index` is updating this index: wait for it "
                                                           "(--wait), or refuse at once (--no-wait).")] = True,
+                  absence: Annotated[Optional[str], typer.Option(
+                      "--absence", help="What a verification over this index makes of a triple its documents do not "
+                                        "state: 'unknown' (the default: not enough evidence) or 'false' (the documents "
+                                        "state every true triple).")] = None,
                   cache_dir: CacheOpt = None) -> None:
     """Index your own documents, or add documents to an index: only new or changed files are read. Sources
     you distrust are kept, but their evidence alone decides nothing. Each update is one writer's, made beside
@@ -327,7 +331,8 @@ def index_command(documents: Annotated[Optional[list[Path]], typer.Argument(help
     and an update killed midway leaves the index as it was."""
     sizes = {k: v for k, v in {"words_per_passage": words, "overlap_words": overlap}.items() if v is not None}
     show_index_report(pipeline.index_documents(Workspace(None, cache_dir), name, documents or [], retriever, embedding_model,
-                                               ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust, wait))
+                                               ChunkConfig(**sizes) if sizes else None, HOOKS, trust, distrust, wait,
+                                               absence))
 
 
 @app.command(rich_help_panel=VERIFY)

@@ -54,8 +54,8 @@ StopPolicyOpt = Annotated[Optional[Path], typer.Option(
                           "reader's: rare_stop_policy in a run config).")]
 AbsenceOpt = Annotated[Optional[str], typer.Option(
     "--absence", help="What a triple no passage supports or contradicts is: 'unknown' (not enough evidence, P(true) "
-                      "the --prior; the default with --index) or 'false' (the corpus states every true triple; the "
-                      "default on the built-in corpus).")]
+                      "the --prior; the default with --index, unless the index says otherwise) or 'false' (the corpus "
+                      "states every true triple; the default on the built-in corpus).")]
 PriorOpt = Annotated[Optional[float], typer.Option(
     "--prior", min=0.05, max=0.95, help="P(true) of a triple the documents say nothing about: the share of true "
                                         "triples you expect (default 0.5; `agentkgv learn` fits it from reviews).")]

@@ -338,10 +338,10 @@ def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = S
 def index_run(run: RunConfig, manifest: Manifest) -> RunConfig:
     """The run over a document index: the index decides the retriever's kind, and its sources distrusted join
     any the run distrusts. A user's documents need not state every true triple: silence is not enough
-    evidence unless told otherwise."""
+    evidence unless the run or the index says they state them all (`--absence false`, `index --absence false`)."""
     distrust = tuple(sorted(set(run.retriever.distrust) | set(manifest.distrusted)))
     return run.with_options(retriever=manifest.kind, embedding_model=manifest.embedding_model, distrust=distrust,
-                            absence=run.reading.absence or "unknown")
+                            absence=run.reading.absence or manifest.absence)
 
 
 def resolve_index(ws: Workspace, run: RunConfig, retriever_asked: str | None = None) -> tuple[RunConfig, dict]:
@@ -454,17 +454,18 @@ def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], na
 def index_documents(ws: Workspace, name: str, documents: list[Path], kind: str | None = None,
                     embedding_model: str | None = None, chunking: ChunkConfig | None = None,
                     hooks: Hooks = SILENT, trust: list[Path] = (), distrust: list[Path] = (),
-                    wait: bool = True) -> IndexReport:
+                    wait: bool = True, absence: str | None = None) -> IndexReport:
     """Create the named document index, or update it: add documents (only new or changed files are read),
     distrust or trust again the sources named, all as one new generation by the index's one writer. Another
     writer at work: wait for it (`hooks.note` says whose), or with `wait` False refuse (IndexBusy)."""
     folder = document_index_dir(ws, name)
-    if not (documents or trust or distrust):
-        raise DataError(folder, "nothing to do: name documents to index, or sources to --trust or --distrust")
+    if not (documents or trust or distrust or absence):
+        raise DataError(folder, "nothing to do: name documents to index, sources to --trust or --distrust, or "
+                                "--absence")
     for path in [*documents, *distrust]:
         if not path.exists():
             raise DataError(path, "no such file or folder")
     with hooks.byte_bar("reading documents") as progress:
         return update_index(folder, documents, trust, distrust, kind, embedding_model, chunking, progress, wait,
                             lambda holder: hooks.note(f"waiting for {holder}, which is updating {folder}"),
-                            hooks.note)
+                            hooks.note, absence)

@@ -83,6 +83,9 @@ class Manifest(BaseModel):
     fingerprint: str = ""
     # Files and folders (resolved paths) whose passages alone never decide a verdict (`index --distrust`).
     distrusted: list[str] = []
+    # What a run over this index makes of a triple its documents do not state (`index --absence`): "unknown",
+    # for documents that need not state every true triple, or "false", for documents said to state them all.
+    absence: Literal["false", "unknown"] = "unknown"
 
     def retriever_config(self) -> RetrieverConfig:
         return RetrieverConfig(kind=self.kind, embedding_model=self.embedding_model, index=self.name,
@@ -168,7 +171,8 @@ def fingerprint(generation: Path, manifest: Manifest) -> str:
     with (generation / PASSAGES_FILE).open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    digest.update(json.dumps([manifest.kind, manifest.embedding_model, sorted(manifest.distrusted)]).encode())
+    digest.update(json.dumps([manifest.kind, manifest.embedding_model, sorted(manifest.distrusted),
+                              manifest.absence]).encode())
     return digest.hexdigest()[:16]
 
 
@@ -209,22 +213,25 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
                  kind: str | None = None, embedding_model: str | None = None, chunking: ChunkConfig | None = None,
                  progress: Callable[[int, int], None] = lambda done, total: None, wait: bool = True,
                  on_wait: Callable[[str], None] = lambda holder: None,
-                 on_step: Callable[[str], None] = lambda step: None) -> IndexReport:
+                 on_step: Callable[[str], None] = lambda step: None, absence: str | None = None) -> IndexReport:
     """Create the index or update it as one writer: add `documents` (files and folders; only new or changed
-    files are parsed), then distrust or trust again the sources named; publish the result as a new
-    generation. `progress(bytes done, bytes total)` follows the parsing, `on_step` names each later step."""
+    files are parsed), then distrust or trust again the sources named, and set what a run makes of a triple
+    the documents do not state (`absence`); publish the result as a new generation. `progress(bytes done,
+    bytes total)` follows the parsing, `on_step` names each later step."""
+    if absence not in (None, "false", "unknown"):
+        raise DataError("--absence", f"'false' or 'unknown', not {absence!r}")
     with writer_lock(folder, wait, on_wait):
         discarded = _discard_leftovers(folder)
         live = live_generation(folder)
         stored = _read_manifest(live) if live is not None else None
-        if stored is None and not documents:
+        if stored is None and not documents:  # a trust mark or a setting needs documents to apply to
             raise DataError(folder, "no index here: index documents first")
         manifest = stored or Manifest(name=folder.name)
         if chunking is not None and manifest.files and chunking != manifest.chunking:
             raise DataError(folder, f"index was cut with {manifest.chunking.model_dump()}; documents cut otherwise "
                                     "would mix two passage sizes: build a new index for new settings")
         updates = {key: value for key, value in {"kind": kind, "embedding_model": embedding_model,
-                                                 "chunking": chunking}.items() if value is not None}
+                                                 "chunking": chunking, "absence": absence}.items() if value is not None}
         manifest = manifest.model_copy(update=updates, deep=True)
         report = IndexReport(folder, manifest, discarded=discarded)
         by_file: dict[str, list[Passage]] = {}
