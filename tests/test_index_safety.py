@@ -248,3 +248,20 @@ def test_an_index_says_whether_its_documents_state_every_true_triple(tmp_path):
     assert index_run(RunConfig().with_options(absence="unknown"), complete.manifest).reading.absence == "unknown"
     with pytest.raises(DataError, match="'false' or 'unknown'"):
         update_index(tmp_path / "index", absence="maybe")
+
+
+def test_eval_over_a_document_index_reads_it_as_verify_does(tmp_path, data, small_benchmark):
+    """An index named in the run config: its distrust marks and fingerprint are pinned in every log."""
+    import shutil
+
+    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.pipeline import run_eval
+
+    first, blog, _ = documents(tmp_path)
+    ws = Workspace(data, tmp_path / "cache")
+    shutil.copytree(small_benchmark[0], ws.benchmark)
+    built = update_index(ws.cache / "indexes" / "mine", [first], distrust=[blog])
+    run_eval(ws, RunConfig().with_options(index="mine"), ["lexical"], ["test_unseen"], limit=4, run_name="over-mine")
+    pinned = json.loads((ws.runs / "over-mine" / "lexical.test_unseen.jsonl.settings.json").read_text())
+    assert pinned["index"] == {"name": "mine", "fingerprint": built.manifest.fingerprint}
+    assert pinned["distrust"] == [str(blog.resolve())]

@@ -201,10 +201,11 @@ def shared_llms(ws: Workspace, configs: list[RunConfig]) -> list[LLM | None]:
 
 
 def method_verifiers(ws: Workspace, configs: list[RunConfig], llms: list[LLM | None],
-                     hooks: Hooks = SILENT) -> list[Verifier]:
+                     hooks: Hooks = SILENT, retriever: Retriever | None = None) -> list[Verifier]:
     """Each config's verifier with its model. The configs of one eval differ in method and model only
-    (`method_runs`), so they share one index and one paraphrase table, each loaded once."""
-    retriever, table = retriever_for(ws, configs[0].retriever, hooks), paraphrases(ws)
+    (`method_runs`), so they share one index and one paraphrase table, each loaded once; `retriever`: the
+    document index the caller opened."""
+    retriever, table = retriever or retriever_for(ws, configs[0].retriever, hooks), paraphrases(ws)
     return [build_verifier(config, retriever, table, llm, relations=relation_facts(ws, config))
             for config, llm in zip(configs, llms)]
 
@@ -236,19 +237,24 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
              label: str | None = None, batch_size: int = BATCH_SIZE, run_name: str = "eval", trained: bool = True,
              hooks: Hooks = SILENT) -> EvalResult:
     """Every method of `methods` (see `method_runs`) on every split; resumable. Each distinct model is loaded
-    once and shared by the methods that run it."""
-    configs = method_runs(run, methods, trained)
+    once and shared by the methods that run it. A document index the run names is read as `verify` reads it:
+    its kind, its distrust marks and its absence setting, its fingerprint pinned."""
+    checked, pinned = resolve_index(ws, run)
     out_dir = ws.runs / run_name
     names = [label if label and len(methods) == 1 else method for method in methods]
-    for name, config in zip(names, configs):  # a resume with other settings is refused before anything loads
+    for name, config in zip(names, method_runs(checked, methods, trained)):  # refused before anything loads
         check_model(config)
         for split in splits:
-            check_settings(log_path(out_dir, name, split), config.identity(), unknown=("llm.name",), record=False)
+            check_settings(log_path(out_dir, name, split), config.identity() | pinned, unknown=("llm.name",),
+                           record=False)
+    run, index, pinned = with_index(ws, run)
+    configs = method_runs(run, methods, trained)
     ensure_benchmark(ws, hooks)
     llms = shared_llms(ws, configs)
     entrants = []
-    for name, config, llm, verifier in zip(names, configs, llms, method_verifiers(ws, configs, llms, hooks)):
-        entrants.append(Entrant(name, verifier, config.identity(llm.name if llm is not None else None)))
+    verifiers = method_verifiers(ws, configs, llms, hooks, index.retriever if index is not None else None)
+    for name, config, llm, verifier in zip(names, configs, llms, verifiers):
+        entrants.append(Entrant(name, verifier, config.identity(llm.name if llm is not None else None) | pinned))
     rows, breakdown = evaluate(entrants, {split: split_examples(ws, split, limit) for split in splits}, out_dir,
                                batch_size, hooks.bar)
     name = log_stem(label or "-".join(methods))
