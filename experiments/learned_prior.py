@@ -37,21 +37,27 @@ def main() -> None:
                     for rare in (False, True)}
     absence = AbsenceIsUnknown(DEFAULT_COVERAGE)
 
+    def silent(verdict) -> bool:
+        return (verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.reading is not None
+                and verdict.verdict is None)
+
     def p_true(verdict, prior: float) -> float:
         calibration = calibrations[verdict.rare_relation]
-        if verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.reading is not None and verdict.verdict is None:
-            return absence._posterior(calibration, verdict.reading, prior, 1.0)
+        if silent(verdict):
+            return absence.unsupported(calibration, verdict.reading, prior)[1]
         if verdict.outcome == Finding.CONTRADICTED.value and calibration.contradiction_ratio is not None:
-            return absence._posterior(calibration, verdict.reading, prior, calibration.contradiction_ratio)
+            # The fitted ratio is what moves it; the other value's P(true) is read only where none is fitted.
+            return absence.contradicted(calibration, verdict.reading, 0.0, prior)
         return verdict.p_true
 
     drift = max(abs(p_true(v, prior) - v.p_true) for v in verdicts)  # the logged P(true), recomputed
     print(f"{args.log}: {len(verdicts)} triples with P(true), {sum(v.gold for v in verdicts)} true, prior {prior}; "
           f"logged P(true) recomputed within {drift:.4f}")
-    print("| reviews | folds x seeds | learned prior (mean, range) | ECE before | ECE after |")
-    print("|---|---|---|---|---|")
+    print("| reviews | folds x seeds | learned prior (mean, range) | ECE before | ECE after | ECE after, share true "
+          "by group |")
+    print("|---|---|---|---|---|---|")
     for reviews in args.reviews or [50, 100]:
-        before, after, priors = [], [], []
+        before, after, grouped, priors = [], [], [], []
         for seed in range(args.seeds):
             order = list(verdicts)
             random.Random(seed).shuffle(order)
@@ -65,8 +71,16 @@ def main() -> None:
                 gold = [v.gold for v in scored]
                 before.append(expected_calibration_error([v.p_true for v in scored], gold))
                 after.append(expected_calibration_error([p_true(v, learned) for v in scored], gold))
+                # The alternative: the share true among reviewed silent triples, apart for those whose subject's
+                # passages were read and those whose were not (one true and one false pseudo-review each).
+                share = {}
+                for read in (False, True):
+                    group = [v.gold for v in reviewed if silent(v) and v.reading.named_subject == read]
+                    share[read] = (sum(group) + 1) / (len(group) + 2)
+                grouped.append(expected_calibration_error(
+                    [share[v.reading.named_subject] if silent(v) else v.p_true for v in scored], gold))
         print(f"| {reviews} | {args.folds} x {args.seeds} | {fmean(priors):.2f} ({min(priors):.2f}-{max(priors):.2f}) | "
-              f"{fmean(before):.3f} | {fmean(after):.3f} |")
+              f"{fmean(before):.3f} | {fmean(after):.3f} | {fmean(grouped):.3f} |")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -153,30 +153,30 @@ def reader_folder(folder: Path | None, shipped: str = SHIPPED_READER) -> Path:
 def reader_fingerprint(folder: Path | None) -> str:
     """The reader's weights, calibration and relation glosses by content, which a run log pins (a resume
     cannot switch readers)."""
-    folder = reader_folder(folder)
-    digest = hashlib.sha256()
-    for name in (WEIGHTS_FILE, "calibration.json"):
-        path = folder / name
-        if not path.exists():
-            raise DataError(path, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
-        digest.update(path.read_bytes())
-    if (folder / GLOSSES_FILE).exists():
-        digest.update((folder / GLOSSES_FILE).read_bytes())
-    return digest.hexdigest()[:16]
+    return _content_digest(folder, lambda calibration: calibration)
+
+
+# The calibration's fields that turn a reader's support into P(true) and a verdict.
+SUPPORT_FIELDS = ("weights", "intercept", "true_at", "false_at")
 
 
 def support_fingerprint(folder: Path | None) -> str:
     """The reader's weights, relation glosses and the part of its calibration that turns support into P(true)
     and a verdict, by content: what a stop policy reads, so what it pins. The rest of the calibration (the
     prior, how much a contradiction or a silence says) can be refitted without retraining the policy."""
+    return _content_digest(folder, lambda calibration: json.dumps(
+        {k: json.loads(calibration).get(k) for k in SUPPORT_FIELDS}, sort_keys=True).encode())
+
+
+def _content_digest(folder: Path | None, calibration_part: Callable[[bytes], bytes]) -> str:
+    """A hash of the weights, what `calibration_part` keeps of the calibration file, and the glosses if any."""
     folder = reader_folder(folder)
-    weights = folder / WEIGHTS_FILE
-    if not weights.exists():
-        raise DataError(weights, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
+    weights, calibration = folder / WEIGHTS_FILE, folder / "calibration.json"
+    for path in (weights, calibration):
+        if not path.exists():
+            raise DataError(path, "missing: a reader folder holds the weights and calibration `agentkgv train-reader` writes")
     digest = hashlib.sha256(weights.read_bytes())
-    calibration = json.loads((folder / "calibration.json").read_text())
-    digest.update(json.dumps({k: calibration.get(k) for k in ("weights", "intercept", "true_at", "false_at")},
-                             sort_keys=True).encode())
+    digest.update(calibration_part(calibration.read_bytes()))
     if (folder / GLOSSES_FILE).exists():
         digest.update((folder / GLOSSES_FILE).read_bytes())
     return digest.hexdigest()[:16]
