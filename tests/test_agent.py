@@ -286,6 +286,20 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert len(view.text.split()) <= 10 + 3 + 1
 
 
+def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():
+    """Markup stripped from a page leaves `Place of DeathHolmby Hills`: the name is found after the key, and a
+    name written as one word or two still matches either way; a capital inside a short prefix is no join."""
+    from agentkgv.agent.evidence_view import view_passage
+
+    view = view_passage("Mike Stone Born1952 Place of DeathHolmby Hills, Los Angeles", "Mike Stone", "Holmby Hills", 40)
+    assert view.text == "[S:Mike Stone] Born1952 Place of Death[O:Holmby Hills], Los Angeles"
+    assert view_passage("Born1952 in Leeds", "Leeds", "1952", 40).has_object
+    assert view_passage("a MACARTHUR park", "x", "MacArthur", 40).has_object
+    assert view_passage("the Play Station", "x", "PlayStation", 40).has_object
+    assert not view_passage("Ronald McDonald", "x", "Donald", 40).has_object
+    assert not view_passage("Ronald Mcdonaldson", "x", "McDonald", 40).has_object
+
+
 def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rule_and_the_lexical_check(tmp_path):
     """`Danish` names Denmark when the triple says so: marked, so "true" stays open, and the lexical check
     counts the passage; without the alias neither does."""

@@ -499,10 +499,14 @@ def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
              ReaderPair(Triple("E", "knows", "F"), "E knows F.", "", 1.0, "evidence")]
     counts = relation_counts(pairs, predicates)
     assert counts == {"P19": 2, "place of birth": 2, "birth place": 2, "born in": 2, "knows": 1}
-    # A reader continued on more pairs adds to what it learned; words name their relation's id.
-    more = [ReaderPair(Triple("G", "birth place", "H"), "G was born in H.", "", 1.0, "evidence")]
+    # A reader continued on pairs of the same facts keeps the larger count (words name their relation's id); a
+    # fact rendered as a web page is the same fact.
+    web = ReaderPair(born, "A | Born in: B", "", 1.0, "web_evidence", "web")
+    more = [ReaderPair(Triple(s, "birth place", o), f"{s} was born in {o}.", "", 1.0, "evidence")
+            for s, o in (("G", "H"), ("I", "J"), ("K", "L"))] + [web] * 5
     assert relation_counts(more, predicates, counts) == {**counts, "P19": 3, "place of birth": 3, "birth place": 3,
                                                          "born in": 3}
+    assert relation_counts(more[:1], predicates, counts) == counts
 
 
 @shipped

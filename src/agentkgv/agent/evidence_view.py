@@ -12,25 +12,52 @@ does, so `Ira` never matches inside `Iran`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentkgv.data.text import WORD, fold_word, folded_words
 
 
+# Text pulled out of web pages runs a key into its value ("Place of DeathHolmby Hills", "Born1952"): a word is
+# also cut where three lower-case letters meet a capital or a digit (not "McDonald", "YouTube", "km2") and where
+# digits meet a capital ("1952Died"; not "19th" or "1940s", which must not name 19 or 1940), and a name
+# matches a run of such pieces whose letters are the name's, so "Holmby Hills" is found after "Death", "1952"
+# after "Born", and "MacArthur" still in "Mac Arthur" or "MACARTHUR".
+_JOIN = re.compile(r"(?<=[^\W\d_A-Z]{3})(?=[A-Z\d])|(?<=\d)(?=[A-Z])")
+
+
 def _words(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, folded word) for every word of `text`."""
-    return [(m.start(), m.end(), fold_word(m.group())) for m in WORD.finditer(text)]
+    """(start, end, folded piece) for every piece of every word of `text`."""
+    pieces = []
+    for m in WORD.finditer(text):
+        cuts = [0, *(j.start() for j in _JOIN.finditer(m.group()) if 0 < j.start() < len(m.group())), len(m.group())]
+        pieces += [(m.start() + a, m.start() + b, fold_word(m.group()[a:b])) for a, b in zip(cuts, cuts[1:])]
+    return pieces
+
+
+def runs_apart(left: str, right: str) -> bool:
+    """Whether `left + right`, run together, still reads as two: a piece starts where `right` does."""
+    return any(start == len(left) for start, _, _ in _words(left + right))
 
 
 def mention_spans(words: list[tuple[int, int, str]], name: str) -> list[tuple[int, int]]:
-    """Word-index ranges [first, last] where `name` occurs as a whole-word sequence."""
-    needle = folded_words(name)
+    """Word-index ranges [first, last] whose pieces spell `name`'s folded words, whole pieces only."""
+    needle = "".join(folded_words(name))
     if not needle:
         return []
     folded = [w for _, _, w in words]
-    size = len(needle)
-    return [(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle]
+    spans = []
+    for first, word in enumerate(folded):
+        if not word or not needle.startswith(word):
+            continue
+        last, spelled = first, word
+        while len(spelled) < len(needle) and last + 1 < len(folded):
+            last += 1
+            spelled += folded[last]
+        if spelled == needle:
+            spans.append((first, last))
+    return spans
 
 
 def _outside(spans: list[tuple[int, int]], others: list[tuple[int, int]]) -> list[tuple[int, int]]:

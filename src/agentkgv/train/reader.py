@@ -54,6 +54,9 @@ class ReaderSettings(Settings):
     # without, so a predicate no gloss is known for (a user's own) reads as well.
     relation_glosses: Literal["none", "descriptions", "paraphrases"] = "none"
     gloss_dropout: float = Field(0.2, ge=0, le=1)
+    # Share of the evidence pairs (training split and corpora) also rendered as web-page forms with their
+    # contrastive edits (train/web_forms.py): key-value runs, lists, table rows, prose among boilerplate.
+    web_form_share: float = Field(0.0, ge=0, le=1)
     # A trained reader folder to start from instead of the bare base (a second stage on other pairs).
     init_from: Path | None = None
     # The first pairs of the shuffled set: about 45 minutes of training on 2 cores.
@@ -66,7 +69,7 @@ class ReaderSettings(Settings):
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
         return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation",
                                         "tekgen_per_relation", "seed", "split_swap_share", "corpus_swap_share",
-                                        "compatible_swap_share"}) | {
+                                        "compatible_swap_share", "web_form_share"}) | {
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject",
             "tekgen": "sentences that name the subject; other-subject negatives whose sentence does not name theirs"}
 
@@ -76,13 +79,15 @@ class ReaderSettings(Settings):
 
 def relation_counts(pairs: list[ReaderPair], predicates: dict[str, PredicateInfo],
                     before: dict[str, int] | None = None) -> dict[str, int]:
-    """The facts a reader learned each relation from (its positive pairs), keyed by id, label and alias
-    (data/predicates.by_name) so a graph that names a relation by words finds it too; added to `before`, the
-    counts of the reader it continued from."""
+    """The facts a reader learned each relation from (its positive pairs, less the web-page renderings of
+    facts they already hold), keyed by id, label and alias (data/predicates.by_name) so a graph that names a
+    relation by words finds it too. With `before`, the counts of the reader it continued from, the larger of
+    the two: every stage draws its facts from the same training split and corpora, so a second stage reads
+    again facts the first counted."""
     ids = by_name(predicates, {pid: pid for pid in predicates})  # a relation named by words counts for its id
     counts = Counter(p.triple.predicate_id or ids.get(p.triple.predicate.lower(), p.triple.predicate.lower())
-                     for p in pairs if p.label > 0.5)
-    return dict(Counter(before or {}) + Counter(by_name(predicates, dict(counts))))
+                     for p in pairs if p.label > 0.5 and p.source != "web")
+    return dict(Counter(before or {}) | Counter(by_name(predicates, dict(counts))))
 
 
 def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path, settings: ReaderSettings,
