@@ -228,3 +228,21 @@ def test_what_an_rdf_graph_gives_is_read_as_its_labels_say():
     assert Claim.of(france).kind is Kind.ENTITY
     assert parse_date("+1802-00-00T00:00:00Z") == Date(1802)
     assert Claim.of(Triple("Victor Hugo", "subject", "Physics")).kind is Kind.ENTITY  # no category without its form
+
+
+def test_compare_counts_a_difference_of_verdict_or_of_reason_not_an_outcome_one_method_lacks():
+    from agentkgv.agent.base import Verdict
+    from agentkgv.eval.compare import compare_runs
+
+    triple = Triple("Mark Hamill", "place of birth", "Oakland")
+
+    def verdict(i: str, said: bool | None, outcome: str | None, undecided: bool = False) -> Verdict:
+        return Verdict(i, triple, said, "m", gold=True, undecided=undecided, outcome=outcome)
+
+    lexical = {"a": verdict("a", True, None), "b": verdict("b", False, None), "c": verdict("c", False, None)}
+    reader = {"a": verdict("a", True, "supported"), "b": verdict("b", True, "supported"),
+              "c": verdict("c", False, "contradicted")}
+    compared = compare_runs(lexical, reader)
+    assert [d.id for d in compared.differences] == ["b"] and compared.agree == 2
+    silent = {"c": verdict("c", False, "not enough evidence")}  # absence counted: false, for another reason
+    assert [d.id for d in compare_runs(reader, silent).differences] == ["c"]

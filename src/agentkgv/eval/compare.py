@@ -31,14 +31,24 @@ class Comparison:
     second_right: int
 
 
+def _decision(v: Verdict) -> str:
+    return "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else str(v.verdict).lower()
+
+
 def _word(v: Verdict) -> str:
-    word = "not enough evidence" if v.undecided else "no verdict" if v.verdict is None else str(v.verdict).lower()
+    word = _decision(v)
     return word if v.outcome is None or v.outcome == word else f"{word} ({v.outcome})"
+
+
+def _differ(a: Verdict, b: Verdict) -> bool:
+    """Another decision, or the same one for another reason where both runs give one (a method without
+    outcomes, the lexical check, agrees with "true (supported)" when it says true)."""
+    return _decision(a) != _decision(b) or (a.outcome is not None and b.outcome is not None and a.outcome != b.outcome)
 
 
 def compare_runs(first: dict[str, Verdict], second: dict[str, Verdict]) -> Comparison:
     common = [i for i in first if i in second]
-    differ = [i for i in common if _word(first[i]) != _word(second[i])]
+    differ = [i for i in common if _differ(first[i], second[i])]
     gold = [i for i in common if first[i].gold is not None]
     scores = lambda run: score([run[i].gold for i in gold], [run[i].verdict for i in gold]) if gold else None  # noqa: E731
     right = lambda run: sum(run[i].gold is not None and bool(run[i].verdict) == run[i].gold  # noqa: E731

@@ -31,7 +31,7 @@ from agentkgv.agent.base import Finding, Verdict
 from agentkgv.agent.calibration import Calibration, Evidence, Outcome
 from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
 from agentkgv.data.errors import DataError
-from agentkgv.eval.metrics import score
+from agentkgv.eval.metrics import expected_calibration_error, score
 from agentkgv.eval.review import Review
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair
@@ -169,14 +169,17 @@ class ReviewLoopRow:
     macro_f1_after: float
     undecided_before: float  # share sent to review
     undecided_after: float
+    ece_before: float  # of P(true), mean over folds
+    ece_after: float
     macro_f1_tuned: float | None = None  # the reader's weights tuned on the reviews too; None: not measured
 
     HEADERS = ["Reviewed", "Folds", "Scored per fold", "Macro-F1 before", "Macro-F1 after", "To review before",
-               "To review after", "Macro-F1, reader tuned"]
+               "To review after", "ECE before", "ECE after", "Macro-F1, reader tuned"]
 
     def cells(self) -> list[str]:
         return [str(self.reviewed), str(self.folds), str(self.scored), f"{self.macro_f1_before:.3f}",
                 f"{self.macro_f1_after:.3f}", f"{self.undecided_before:.1%}", f"{self.undecided_after:.1%}",
+                f"{self.ece_before:.3f}", f"{self.ece_after:.3f}",
                 "—" if self.macro_f1_tuned is None else f"{self.macro_f1_tuned:.3f}"]
 
 
@@ -204,18 +207,22 @@ def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 
     triples drawn at random from the other folds (`review_folds`); the mean over folds, per size."""
     rows = []
     for size in sizes:
-        before, after, und_before, und_after = [], [], [], []
+        before, after, und_before, und_after, ece_before, ece_after = [], [], [], [], [], []
         splits = review_folds(verdicts, size, folds, seed)
         for reviewed, scored in splits:
             fitted = fit_calibration([v.reading for v in reviewed], [v.gold for v in reviewed])
             gold = [v.gold for v in scored]
-            outcomes = [fitted.outcome(fitted.probability(v.reading)) for v in scored]
+            probabilities = [fitted.probability(v.reading) for v in scored]
+            outcomes = [fitted.outcome(p) for p in probabilities]
             before.append(score(gold, [v.verdict is True for v in scored]).macro_f1)
             after.append(score(gold, [o is Outcome.TRUE for o in outcomes]).macro_f1)
             und_before.append(sum(v.undecided for v in scored) / len(scored))
             und_after.append(sum(o is Outcome.UNDECIDED for o in outcomes) / len(scored))
+            ece_before.append(expected_calibration_error([v.p_true for v in scored], gold))
+            ece_after.append(expected_calibration_error(probabilities, gold))
         rows.append(ReviewLoopRow(size, folds, len(splits[0][1]), round(_mean(before), 4), round(_mean(after), 4),
-                                  round(_mean(und_before), 4), round(_mean(und_after), 4)))
+                                  round(_mean(und_before), 4), round(_mean(und_after), 4),
+                                  round(_mean(ece_before), 4), round(_mean(ece_after), 4)))
     return rows
 
 
