@@ -268,11 +268,11 @@ def measurement_9() -> None:
     def same_form(w, x):
         return w == x or any(len(s := stem(a)) >= 5 and b.startswith(s) and b[len(s):] in SUFFIXES for a, b in ((w, x), (x, w)))
     orig = ev.mention_spans
-    def loose(words, name):
+    def loose(tokens, name):
         needle = folded_words(name)
         if len(needle) != 1:
-            return orig(words, name)
-        return [(i, i) for i, (_, _, w) in enumerate(words) if same_form(needle[0], w)]
+            return orig(tokens, name)
+        return [(i, i) for i, (_, _, w) in enumerate(tokens.pieces) if same_form(needle[0], w)]
 
 
 MEASUREMENTS = [measurement_1, measurement_2, measurement_3, measurement_4, measurement_5, measurement_6, measurement_7, measurement_8, measurement_9]

@@ -507,6 +507,8 @@ def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
     assert relation_counts(more, predicates, counts) == {**counts, "P19": 3, "place of birth": 3, "birth place": 3,
                                                          "born in": 3}
     assert relation_counts(more[:1], predicates, counts) == counts
+    # Reviewed triples are facts it never learned from: they add.
+    assert relation_counts(more[:1], predicates, counts, new_facts=True)["P19"] == 3
 
 
 @shipped

@@ -84,7 +84,8 @@ def tune_reader(ws: Workspace, source: Path, pairs: list, run_dir: Path) -> Path
     settings = ReaderSettings(name=f"{ReaderCard.read(source).name}-reviewed", init_from=source, **TUNE_SETTINGS)
     train_reader(pairs, read_glosses(source), run_dir, settings)
     if (source / RELATIONS_FILE).exists():  # a reader that routes rare relations keeps routing, now knowing these
-        save_relations(run_dir / "reader", relation_counts(pairs, load_predicates(ws.data), read_relations(source)))
+        counts = relation_counts(pairs, load_predicates(ws.data), read_relations(source), new_facts=True)
+        save_relations(run_dir / "reader", counts)
     return run_dir / "reader"
 
 

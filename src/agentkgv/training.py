@@ -105,8 +105,10 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
     pairs += [p for p in corpora if not names_a_pair_of(p.triple, taken)
               and not any(held_out_name(a, settings.held_out_share) for a in p.triple.subject_names)]
     if settings.web_form_share:
-        facts = [Fact(p.triple, p.text) for p in pairs if p.kind == "evidence" and p.label > 0.5]
-        pairs += web_form_pairs(facts, relation_keys(load_predicates(ws.data)), rng, settings.web_form_share)
+        predicates = load_predicates(ws.data)
+        facts = [Fact(p.triple, p.text, p.title) for p in pairs if p.kind == "evidence" and p.label > 0.5]
+        pairs += web_form_pairs(facts, relation_keys(predicates), rng, settings.web_form_share,
+                                frozenset(pid for pid, info in predicates.items() if info.single_valued))
     rng.shuffle(pairs)
     check_reader_pairs(pairs, *forbidden)
     run_dir.mkdir(parents=True, exist_ok=True)

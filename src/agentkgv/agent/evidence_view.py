@@ -7,57 +7,64 @@ subject stands too far from it), and every mention is marked `[S:...]` or `[O:..
 model is the part string matching cannot judge: whether the words between the marks state this relation.
 
 Matching is on folded words (case, accents and punctuation ignored, whole words only), as the lexical check
-does, so `Ira` never matches inside `Iran`.
+does, so `Ira` never matches inside `Iran`; a word a page's markup ran together from two (`Place of
+DeathHolmby Hills`, `Born1952`) is also cut into its pieces, where a name is found too.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentkgv.data.text import WORD, fold_word, folded_words
 
 
-# Text pulled out of web pages runs a key into its value ("Place of DeathHolmby Hills", "Born1952"): a word is
-# also cut where three lower-case letters meet a capital or a digit (not "McDonald", "YouTube", "km2") and where
-# digits meet a capital ("1952Died"; not "19th" or "1940s", which must not name 19 or 1940), and a name
-# matches a run of such pieces whose letters are the name's, so "Holmby Hills" is found after "Death", "1952"
-# after "Born", and "MacArthur" still in "Mac Arthur" or "MACARTHUR".
-_JOIN = re.compile(r"(?<=[^\W\d_A-Z]{3})(?=[A-Z\d])|(?<=\d)(?=[A-Z])")
+@dataclass(frozen=True, slots=True)
+class _Tokens:
+    """A text's words, each cut into pieces where a page's markup ran two words into one."""
+    pieces: list[tuple[int, int, str]]  # (start, end, folded piece)
+    words: list[tuple[int, int, str]]  # (first piece, last piece, folded word)
 
 
-def _words(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, folded piece) for every piece of every word of `text`."""
-    pieces = []
+def _cuts(word: str) -> list[int]:
+    """Where a word ran together from two is cut: text pulled out of web pages runs a key into its value
+    ("Place of DeathHolmby Hills", "Born1952"), so a word is cut where three lower-case letters meet a capital
+    or a digit (not "McDonald", "YouTube", "km2") and where a digit meets a capital ("1952Died"; not "19th"
+    or "1940s", which must not name 19 or 1940)."""
+    return [i for i in range(1, len(word))
+            if ((word[i].isupper() or word[i].isdigit()) and i >= 3
+                and all(c.isalpha() and c.islower() for c in word[i - 3:i]))
+            or (word[i - 1].isdigit() and word[i].isupper())]
+
+
+def _tokens(text: str) -> _Tokens:
+    pieces, words = [], []
     for m in WORD.finditer(text):
-        cuts = [0, *(j.start() for j in _JOIN.finditer(m.group()) if 0 < j.start() < len(m.group())), len(m.group())]
-        pieces += [(m.start() + a, m.start() + b, fold_word(m.group()[a:b])) for a, b in zip(cuts, cuts[1:])]
-    return pieces
+        word, first = m.group(), len(pieces)
+        bounds = [0, *_cuts(word), len(word)]
+        pieces += [(m.start() + a, m.start() + b, fold_word(word[a:b])) for a, b in zip(bounds, bounds[1:])]
+        words.append((first, len(pieces) - 1, fold_word(word)))
+    return _Tokens(pieces, words)
 
 
 def runs_apart(left: str, right: str) -> bool:
     """Whether `left + right`, run together, still reads as two: a piece starts where `right` does."""
-    return any(start == len(left) for start, _, _ in _words(left + right))
+    return any(start == len(left) for start, _, _ in _tokens(left + right).pieces)
 
 
-def mention_spans(words: list[tuple[int, int, str]], name: str) -> list[tuple[int, int]]:
-    """Word-index ranges [first, last] whose pieces spell `name`'s folded words, whole pieces only."""
-    needle = "".join(folded_words(name))
-    if not needle:
-        return []
-    folded = [w for _, _, w in words]
-    spans = []
-    for first, word in enumerate(folded):
-        if not word or not needle.startswith(word):
-            continue
-        last, spelled = first, word
-        while len(spelled) < len(needle) and last + 1 < len(folded):
-            last += 1
-            spelled += folded[last]
-        if spelled == needle:
-            spans.append((first, last))
-    return spans
+def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
+    """Piece ranges [first, last] where `name` stands: as whole words (its folded words, as the lexical check
+    matches), or as pieces cut the same way as the name's own ("Holmby Hills" in "DeathHolmby Hills",
+    "PlayStation" in "Play Station"). A name never spans a real gap between words that it lacks ("Iran" is
+    not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
+    is found there, the price of reading run-on pages."""
+    spans: set[tuple[int, int]] = set()
+    for needle, units, span in ((folded_words(name), tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
+                                ([p for _, _, p in _tokens(name).pieces], tokens.pieces, lambda i, j: (i, j))):
+        folded, size = [u[2] for u in units], len(needle)
+        if size:
+            spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
+    return sorted(spans)
 
 
 def _outside(spans: list[tuple[int, int]], others: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -102,9 +109,9 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-def _spans_of(words: list[tuple[int, int, str]], names: Sequence[str]) -> list[tuple[int, int]]:
+def _spans_of(tokens: _Tokens, names: Sequence[str]) -> list[tuple[int, int]]:
     """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped."""
-    spans = sorted({span for name in names for span in mention_spans(words, name)})
+    spans = sorted({span for name in names for span in mention_spans(tokens, name)})
     return _outside(spans, spans)
 
 
@@ -116,12 +123,13 @@ def view_passage(text: str, subject: str, obj: str, max_words: int,
                  subject_aliases: Sequence[str] = (), object_aliases: Sequence[str] = ()) -> PassageView:
     """The window(s) of the passage the model reads, with the subject's and object's mentions (by label or
     alias) marked."""
-    words = _words(text)
+    tokens = _tokens(text)
+    words = tokens.pieces
     # An alias that is the other entity's name (`Indonesian` for Indonesia, in a triple about the language)
     # would take that entity's mentions for its own.
     subject_names = [subject, *(a for a in subject_aliases if not _same_name(a, [obj, *object_aliases]))]
     object_names = [obj, *(a for a in object_aliases if not _same_name(a, [subject, *subject_aliases]))]
-    subjects, objects = _spans_of(words, subject_names), _spans_of(words, object_names)
+    subjects, objects = _spans_of(tokens, subject_names), _spans_of(tokens, object_names)
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)

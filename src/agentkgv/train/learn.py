@@ -169,8 +169,8 @@ class ReviewLoopRow:
     macro_f1_after: float
     undecided_before: float  # share sent to review
     undecided_after: float
-    ece_before: float  # of P(true), mean over folds
-    ece_after: float
+    ece_before: float  # of the logged P(true), mean over folds
+    ece_after: float  # of the refitted calibration's P(true) from the support, which the verdicts after are read from
     macro_f1_tuned: float | None = None  # the reader's weights tuned on the reviews too; None: not measured
 
     HEADERS = ["Reviewed", "Folds", "Scored per fold", "Macro-F1 before", "Macro-F1 after", "To review before",

@@ -78,16 +78,17 @@ class ReaderSettings(Settings):
 
 
 def relation_counts(pairs: list[ReaderPair], predicates: dict[str, PredicateInfo],
-                    before: dict[str, int] | None = None) -> dict[str, int]:
+                    before: dict[str, int] | None = None, new_facts: bool = False) -> dict[str, int]:
     """The facts a reader learned each relation from (its positive pairs, less the web-page renderings of
     facts they already hold), keyed by id, label and alias (data/predicates.by_name) so a graph that names a
-    relation by words finds it too. With `before`, the counts of the reader it continued from, the larger of
-    the two: every stage draws its facts from the same training split and corpora, so a second stage reads
-    again facts the first counted."""
+    relation by words finds it too. With `before`, the counts of the reader it continued from: the larger of
+    the two where the pairs draw on the facts that reader learned from (a training stage: the same split and
+    corpora), the sum where they are `new_facts` (reviewed triples)."""
     ids = by_name(predicates, {pid: pid for pid in predicates})  # a relation named by words counts for its id
     counts = Counter(p.triple.predicate_id or ids.get(p.triple.predicate.lower(), p.triple.predicate.lower())
                      for p in pairs if p.label > 0.5 and p.source != "web")
-    return dict(Counter(before or {}) | Counter(by_name(predicates, dict(counts))))
+    learned = Counter(by_name(predicates, dict(counts)))
+    return dict(Counter(before or {}) + learned if new_facts else Counter(before or {}) | learned)
 
 
 def train_reader(pairs: list[ReaderPair], glosses: dict[str, str], run_dir: Path, settings: ReaderSettings,

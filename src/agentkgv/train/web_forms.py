@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from agentkgv.agent.evidence_view import runs_apart
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Triple
-from agentkgv.data.text import label_key
+from agentkgv.data.text import fold, label_key
 from agentkgv.train.reader_data import ReaderPair, synonyms
 
 # Between a key and its value, and between lines: "" is the run-on that stripping a page's markup leaves.
@@ -44,10 +44,16 @@ KEY_STYLES = (str.capitalize, str.title, str.upper, str.lower)
 PAGE_TITLES = ("{s}", "{s} - Biography", "{s} | Facts", "{s} profile", "About {s}", "{s} - Overview")
 
 
+# A relation stands in for another (a key edit, a relation swap) only if this many facts give it: a rare
+# relation seen mostly as a negative would be learned as "false" (reader_corpora.MIN_SWAP_FACTS).
+MIN_RIVAL_FACTS = 50
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     triple: Triple
     text: str
+    title: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,32 +96,47 @@ def relation_keys(predicates: Mapping[str, PredicateInfo]) -> dict[str, tuple[st
 @dataclass(frozen=True)
 class _Pools:
     """What pages are drawn from: the words for each relation, the values and subjects each relation takes
-    among the facts, and the facts themselves (a swapped claim must not be one)."""
+    among the facts, the facts themselves (a swapped claim must not be one), and the relations a list may
+    hold several values of."""
     keys: Mapping[str, Sequence[str]]
     values: Mapping[str, list[str]]
     subjects: Mapping[str, list[str]]
     known: set[tuple[str, str, str]]
+    one_valued: frozenset[str]
+    min_rival_facts: int
 
-    def rival(self, triple: Triple, rng: random.Random) -> str | None:
-        """Another relation (not a near synonym), half the time one that takes this very object in some fact
-        (born in / died in a city), which only reading the relation tells apart."""
+    def rival(self, triple: Triple, rng: random.Random, sharing_share: float = 0.5) -> str | None:
+        """Another relation with enough facts (not a near synonym, nor one a fact gives this pair), a
+        `sharing_share` of the time one that takes this very object in some fact (born in / died in a city),
+        which only reading the relation tells apart."""
         pid = triple.predicate_id or ""
-        others = [r for r in self.values if r != pid and not synonyms(r, pid)
+        others = [r for r, values in self.values.items() if r != pid and not synonyms(r, pid)
+                  and len(values) >= self.min_rival_facts
                   and (label_key(triple.subject), r, label_key(triple.object)) not in self.known]
         sharing = [r for r in others if label_key(triple.object) in {label_key(v) for v in self.values[r]}]
-        return rng.choice(sharing if sharing and rng.random() < 0.5 else others) if others else None
+        return rng.choice(sharing if sharing and rng.random() < sharing_share else others) if others else None
 
     def swapped(self, triple: Triple, rival: str) -> Triple:
         return replace(triple, predicate=self.keys[rival][0], predicate_id=rival)
 
+    def rival_key(self, triple: Triple, rival: str, styles: Sequence[Callable[[str], str]],
+                  rng: random.Random) -> str | None:
+        """A word for `rival` that is no word of the triple's own relation (Wikidata aliases overlap)."""
+        own = {label_key(k) for k in self.keys[triple.predicate_id or ""]}
+        words = [k for k in self.keys[rival] if label_key(k) not in own]
+        return _key(words, styles, rng) if words else None
+
 
 def web_form_pairs(facts: Sequence[Fact], keys: Mapping[str, Sequence[str]], rng: random.Random,
-                   share: float = 1.0) -> list[ReaderPair]:
-    """A contrastive group of pairs for a `share` of the facts; `keys` gives each relation id the words a page
-    may name it by (its label first). Facts of relations without keys are skipped."""
-    facts = [f for f in facts if f.triple.predicate_id in keys]
-    pools = _Pools(keys, defaultdict(list), defaultdict(list),
-                   {(label_key(f.triple.subject), f.triple.predicate_id or "", label_key(f.triple.object)) for f in facts})
+                   share: float = 1.0, one_valued: frozenset[str] = frozenset(),
+                   min_rival_facts: int = MIN_RIVAL_FACTS) -> list[ReaderPair]:
+    """A contrastive group of pairs for a `share` of the facts (each triple once); `keys` gives each relation
+    id the words a page may name it by (its label first); a relation in `one_valued` is never shown as a list
+    of values, and one with fewer than `min_rival_facts` facts never stands in for another. Facts of
+    relations without keys are skipped."""
+    facts = list({_fact_key(f.triple): f for f in reversed(facts) if f.triple.predicate_id in keys}.values())[::-1]
+    pools = _Pools(keys, defaultdict(list), defaultdict(list), {_fact_key(f.triple) for f in facts}, one_valued,
+                   min_rival_facts)
     for fact in facts:
         pools.values[fact.triple.predicate_id or ""].append(fact.triple.object)
         pools.subjects[fact.triple.predicate_id or ""].append(fact.triple.subject)
@@ -126,15 +147,19 @@ def web_form_pairs(facts: Sequence[Fact], keys: Mapping[str, Sequence[str]], rng
     return pairs
 
 
+def _fact_key(triple: Triple) -> tuple[str, str, str]:
+    return label_key(triple.subject), triple.predicate_id or "", label_key(triple.object)
+
+
 def _group(fact: Fact, pools: _Pools, rng: random.Random) -> list[ReaderPair]:
     t, pid = fact.triple, fact.triple.predicate_id or ""
-    names = {label_key(n) for n in (*t.subject_names, *t.object_names)}
+    names = [*t.subject_names, *t.object_names]
     other_value = _other(pools.values[pid], names, rng)
-    if rng.random() < 0.25 and label_key(t.object) in label_key(fact.text):
+    if rng.random() < 0.25 and _mentioned(t.object, fact.text):
         return _prose_group(fact, other_value, pools, rng)
     value = rng.choice(t.object_aliases) if t.object_aliases and rng.random() < 0.2 else t.object
     listed = [value]
-    if rng.random() < 0.25:  # a list: "Stars: A, B, C"
+    if pid not in pools.one_valued and rng.random() < 0.25:  # a list: "Stars: A, B, C"
         listed += [v for v in (_other(pools.values[pid], names, rng) for _ in range(rng.randint(2, 5))) if v]
         listed = list({label_key(v): v for v in listed}.values())
         rng.shuffle(listed)
@@ -151,16 +176,15 @@ def _group(fact: Fact, pools: _Pools, rng: random.Random) -> list[ReaderPair]:
     page = Page(t.subject, tuple(lines), target, table, rng.choice(PAGE_TITLES), rng.random() < 0.5,
                 key_separator, line_separator)
     pairs = [_pair(page, t, 1.0, "web_evidence")]
-    if other_value and label_key(other_value) not in {label_key(v) for v in listed}:
+    if other_value and not any(_mentioned(other_value, v) or _mentioned(v, other_value) for v in listed):
         edited = ", ".join(other_value if v == value else v for v in listed)
         pairs.append(_pair(page.with_line((lines[target][0], edited)), t, 0.0, "web_value_edit"))
-    if rival := pools.rival(t, rng):
-        pairs.append(_pair(page.with_line((_key(pools.keys[rival], styles, rng), lines[target][1])), t, 0.0,
-                           "web_key_edit"))
+    if (rival := pools.rival(t, rng)) and (key := pools.rival_key(t, rival, styles, rng)):
+        pairs.append(_pair(page.with_line((key, lines[target][1])), t, 0.0, "web_key_edit"))
     if rival := pools.rival(t, rng):
         pairs.append(_pair(page, pools.swapped(t, rival), 0.0, "web_relation_swap"))
-    stranger = _other(pools.subjects[pid], names, rng)
-    if stranger and not any(label_key(n) in label_key(stranger) for n in t.subject_names):
+    stranger = _other(pools.subjects[pid], list(t.subject_names), rng)
+    if stranger:
         pairs.append(_pair(replace(page, subject=stranger), t, 0.0, "web_other_subject"))
     return pairs
 
@@ -171,21 +195,28 @@ def _pair(page: Page, triple: Triple, label: float, kind: str) -> ReaderPair:
 
 
 def _prose_group(fact: Fact, other_value: str | None, pools: _Pools, rng: random.Random) -> list[ReaderPair]:
-    """The evidence sentence among a page's boilerplate; the same page with another value in it, and the same
-    page asked under another relation."""
+    """The evidence sentence among a page's boilerplate (under its own title, which may be all that names the
+    subject); the same page with another value in the sentence, and the same page asked under another
+    relation, drawn at random: a sentence may state two relations of the pair (born and died in Paris)."""
     t = fact.triple
     before = " ".join(rng.sample(BOILERPLATE, rng.randint(1, 4)))
     after = " ".join(rng.sample(BOILERPLATE, rng.randint(0, 3)))
     wrap = rng.choice(("{b} {x} {a}", "{b}\n{x}\n{a}", "{b} | {x} | {a}"))
     page = wrap.format(b=before, x=fact.text, a=after).strip()
-    pairs = [ReaderPair(t, page, "", 1.0, "web_evidence", "web")]
+    pairs = [ReaderPair(t, page, fact.title, 1.0, "web_evidence", "web")]
     if other_value:
-        edited = re.sub(re.escape(t.object), other_value, page, flags=re.IGNORECASE)
-        if edited != page and not any(label_key(a) in label_key(edited) for a in t.object_names):
-            pairs.append(ReaderPair(t, edited, "", 0.0, "web_value_edit", "web"))
-    if rival := pools.rival(t, rng):
-        pairs.append(ReaderPair(pools.swapped(t, rival), page, "", 0.0, "web_relation_swap", "web"))
+        edited = re.sub(rf"(?<!\w){re.escape(t.object)}(?!\w)", lambda _: other_value, fact.text, flags=re.IGNORECASE)
+        if edited != fact.text and not any(_mentioned(n, edited) for n in t.object_names):
+            pairs.append(ReaderPair(t, wrap.format(b=before, x=edited, a=after).strip(), fact.title, 0.0,
+                                    "web_value_edit", "web"))
+    if rival := pools.rival(t, rng, sharing_share=0.0):
+        pairs.append(ReaderPair(pools.swapped(t, rival), page, fact.title, 0.0, "web_relation_swap", "web"))
     return pairs
+
+
+def _mentioned(name: str, text: str) -> bool:
+    """Whether `name` stands in `text` as whole words (folded)."""
+    return fold(name) in fold(text)
 
 
 def _join(left: str, right: str, separator: str) -> str:
@@ -199,10 +230,11 @@ def _key(words: Sequence[str], styles: Sequence[Callable[[str], str]], rng: rand
     return rng.choice(styles)(word)
 
 
-def _other(pool: Sequence[str], taken: set[str], rng: random.Random) -> str | None:
-    """An entry of `pool` whose label is none of `taken` (the triple's names), if one turns up in a few draws."""
+def _other(pool: Sequence[str], names: Sequence[str], rng: random.Random) -> str | None:
+    """An entry of `pool` that neither names nor holds any of `names` (the triple's), if one turns up in a few
+    draws: "East Los Angeles" is no other value for Los Angeles."""
     for _ in range(8):
         candidate = rng.choice(pool)
-        if label_key(candidate) not in taken:
+        if not any(_mentioned(n, candidate) or _mentioned(candidate, n) for n in names):
             return candidate
     return None
