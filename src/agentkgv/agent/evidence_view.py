@@ -13,6 +13,7 @@ DeathHolmby Hills`, `Born1952`) is also cut into its pieces, where a name is fou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ def _cuts(word: str) -> list[int]:
     ("Place of DeathHolmby Hills", "Born1952"), so a word is cut where three lower-case letters meet a capital
     or a digit (not "McDonald", "YouTube", "km2") and where a digit meets a capital ("1952Died"; not "19th"
     or "1940s", which must not name 19 or 1940)."""
+    if word.isalpha() and (word.islower() or word[1:].islower()):  # most words: nothing to cut, found fast
+        return []
     return [i for i in range(1, len(word))
             if ((word[i].isupper() or word[i].isdigit()) and i >= 3
                 and all(c.isalpha() and c.islower() for c in word[i - 3:i]))
@@ -40,16 +43,26 @@ def _cuts(word: str) -> list[int]:
 def _tokens(text: str) -> _Tokens:
     pieces, words = [], []
     for m in WORD.finditer(text):
-        word, first = m.group(), len(pieces)
-        bounds = [0, *_cuts(word), len(word)]
-        pieces += [(m.start() + a, m.start() + b, fold_word(word[a:b])) for a, b in zip(bounds, bounds[1:])]
-        words.append((first, len(pieces) - 1, fold_word(word)))
+        word, first, folded = m.group(), len(pieces), fold_word(m.group())
+        cuts = _cuts(word)
+        if cuts:
+            bounds = [0, *cuts, len(word)]
+            pieces += [(m.start() + a, m.start() + b, fold_word(word[a:b])) for a, b in zip(bounds, bounds[1:])]
+        else:
+            pieces.append((m.start(), m.end(), folded))
+        words.append((first, len(pieces) - 1, folded))
     return _Tokens(pieces, words)
 
 
 def runs_apart(left: str, right: str) -> bool:
     """Whether `left + right`, run together, still reads as two: a piece starts where `right` does."""
     return any(start == len(left) for start, _, _ in _tokens(left + right).pieces)
+
+
+@functools.lru_cache(maxsize=4096)  # the same few names are looked for in every passage a triple reads
+def _name_units(name: str) -> tuple[list[str], list[str]]:
+    """A name's folded words, and its folded pieces."""
+    return folded_words(name), [p for _, _, p in _tokens(name).pieces]
 
 
 def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
@@ -59,8 +72,9 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
     is found there, the price of reading run-on pages."""
     spans: set[tuple[int, int]] = set()
-    for needle, units, span in ((folded_words(name), tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
-                                ([p for _, _, p in _tokens(name).pieces], tokens.pieces, lambda i, j: (i, j))):
+    words, pieces = _name_units(name)
+    for needle, units, span in ((words, tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
+                                (pieces, tokens.pieces, lambda i, j: (i, j))):
         folded, size = [u[2] for u in units], len(needle)
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
