@@ -21,6 +21,7 @@ anything false.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import defaultdict
@@ -113,8 +114,13 @@ class _Pools:
         others = [r for r, values in self.values.items() if r != pid and not synonyms(r, pid)
                   and len(values) >= self.min_rival_facts
                   and (label_key(triple.subject), r, label_key(triple.object)) not in self.known]
-        sharing = [r for r in others if label_key(triple.object) in {label_key(v) for v in self.values[r]}]
+        sharing = [r for r in others if label_key(triple.object) in self.value_keys[r]]
         return rng.choice(sharing if sharing and rng.random() < sharing_share else others) if others else None
+
+    @functools.cached_property
+    def value_keys(self) -> dict[str, set[str]]:
+        """Each relation's values by label key, built once (every fact asks for its rivals)."""
+        return {r: {label_key(v) for v in values} for r, values in self.values.items()}
 
     def swapped(self, triple: Triple, rival: str) -> Triple:
         return replace(triple, predicate=self.keys[rival][0], predicate_id=rival)
