@@ -19,17 +19,17 @@ from pathlib import Path
 
 
 def main() -> None:
-    from agentkgv.agent.base import Finding
-    from agentkgv.agent.calibration import Calibration
-    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, SHIPPED_READER, shipped_reader_dir
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.agent.reader import reader_folder
-    from agentkgv.benchmarks import HELD_OUT_TRAIN, HELD_OUT_TRIPLES, bench_withheld
-    from agentkgv.eval.runner import load_run
+    from agentkgv.core.verdict import Finding
+    from agentkgv.reader_agent.calibration import Calibration
+    from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, SHIPPED_READER, ReaderFolder, shipped_reader_dir
+    from agentkgv.reader_agent.trace import by_rare_reader
+    from agentkgv.config import RunConfig
+    from agentkgv.commands.bench import HELD_OUT_TRAIN, HELD_OUT_TRIPLES, bench_withheld
+    from agentkgv.core.runner import load_run
     from agentkgv.eval.withheld import halves
     from agentkgv.paths import Workspace
     from agentkgv.train.calibrate import fit_contradiction_ratio, fit_silence
-    from agentkgv.training import held_out_training_examples, reader_held_out_share
+    from agentkgv.commands.train_reader import held_out_training_examples, reader_held_out_share
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -45,13 +45,13 @@ def main() -> None:
     for relation in sorted({r for r, _ in by_relation}, key=lambda r: -by_relation[(r, False)] - by_relation[(r, True)]):
         print(f"  {relation}: {by_relation[(relation, False)]}, {by_relation[(relation, True)]}")
     pooled = fit_contradiction_ratio(verdicts)
-    part = halves(held_out_training_examples(ws, reader_held_out_share(reader_folder(None)), HELD_OUT_TRIPLES))
+    part = halves(held_out_training_examples(ws, reader_held_out_share(ReaderFolder.shipped()), HELD_OUT_TRIPLES))
     withheld = {e.id for e in part.withheld}
     silence = fit_silence([v for v in verdicts if v.id in withheld], [v for v in verdicts if v.id not in withheld])
     print("silence (true lacking, true holding, false lacking, false holding): no passage naming the subject "
           f"read {silence[0]}, one read {silence[1]}")
     for name, rare in ((SHIPPED_READER, False), (SHIPPED_GLOSS_READER, True)):
-        judged = [v for v in verdicts if v.rare_relation == rare]
+        judged = [v for v in verdicts if by_rare_reader(v) == rare]
         contradicted = sum(v.outcome == Finding.CONTRADICTED.value for v in judged)
         # A judge with few contradictions of its own takes the pooled ratio.
         ratio = fit_contradiction_ratio(judged) if contradicted >= 20 else pooled

@@ -35,21 +35,25 @@ ALTERNATIVES = ("P17", "P131", "P27", "P106", "P19", "P20", "P31", "P495", "P54"
 
 def read_rare(ws, folder: Path, per_relation: int) -> list[dict]:
     """Each rare-relation triple read to the full budget: its kind, label, evidence and best passage."""
-    from agentkgv.agent.reader import (CrossEncoderReader, read_relations, reader_fingerprint, reader_view,
-                                       shipped_reader_dir)
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-    from agentkgv.pipeline import paraphrases, retriever_for
+    from agentkgv.reader_agent.reader import CrossEncoderReader, reader_view
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
+    from agentkgv.reader_agent.agent import ReadingAgent
+    from agentkgv.reader_agent.config import ReadingConfig
+    from agentkgv.reader_agent.judges import ReaderJudge
+    from agentkgv.commands.build import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import rare_relation_items
+    from agentkgv.commands.train_reader import rare_relation_items
 
-    items = rare_relation_items(ws, read_relations(shipped_reader_dir()), per_relation)
-    path = ws.cache / "exp" / "contrast_rare" / f"{reader_fingerprint(folder)}-{per_relation}-read.jsonl"
+    items = rare_relation_items(ws, ReaderFolder.shipped().learned(), per_relation)
+    opened = ReaderFolder.open(folder)
+    path = ws.cache / "exp" / "contrast_rare" / f"{opened.fingerprint}-{per_relation}-read.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"]: r for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
     todo = [(item, kind) for item, kind in items if item.id not in done]
     if todo:
-        agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), CrossEncoderReader(folder), None, paraphrases(ws),
-                             ReadingConfig(reader=folder))
+        # No calibration: every triple is read to the full budget.
+        agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), ReaderJudge(CrossEncoderReader(opened), None),
+                             paraphrases(ws), ReadingConfig(reader=folder))
         with path.open("a") as out:
             for start in range(0, len(todo), 64):
                 chunk = todo[start:start + 64]
@@ -69,15 +73,17 @@ def read_rare(ws, folder: Path, per_relation: int) -> list[dict]:
 
 def alternative_scores(ws, rows: list[dict], folder: Path) -> None:
     """Adds `others`: the best passage's support under each alternative relation (cached by reader)."""
-    from agentkgv.agent.reader import CrossEncoderReader, reader_fingerprint
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.data.records import Triple
-    from agentkgv.training import relation_labels
+    from agentkgv.commands.train_reader import relation_labels
 
     labels = relation_labels(ws)
-    path = ws.cache / "exp" / "contrast_rare" / f"others-{reader_fingerprint(folder)}.jsonl"
+    opened = ReaderFolder.open(folder)
+    path = ws.cache / "exp" / "contrast_rare" / f"others-{opened.fingerprint}.jsonl"
     done = {r["id"]: r["others"] for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
     todo = [r for r in rows if r["id"] not in done and r["best"]]
-    reader = CrossEncoderReader(folder) if todo else None
+    reader = CrossEncoderReader(opened) if todo else None
     with path.open("a") as out:
         for start in range(0, len(todo), 32):
             chunk, asks = todo[start:start + 32], []
@@ -131,7 +137,7 @@ def main() -> None:
     from agentkgv.paths import Workspace
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reader", type=Path, default=Path("src/agentkgv/agent/readers/minilm-kgv-gloss"))
+    parser.add_argument("--reader", type=Path, default=Path("src/agentkgv/reader_agent/readers/minilm-kgv-gloss"))
     parser.add_argument("--alternatives-from", type=Path, action="append", default=None,
                         help="reader(s) that score the alternatives (default: --reader)")
     parser.add_argument("--per-relation", type=int, default=30)

@@ -110,7 +110,7 @@ def readers(stage, out: Path, cache: Path, data: Path) -> None:
         done = run(*command, cache=cache, data=data)
         seconds, running = time.perf_counter() - started, update.poll() is None
         if label.startswith("verify"):
-            pinned = json.loads(verdicts.with_name(verdicts.name + ".settings.json").read_text())["index"]["fingerprint"]
+            pinned = json.loads(verdicts.with_name(verdicts.name + ".settings.json").read_text())["pins"]["index"]["fingerprint"]
             same = pinned == before["fingerprint"]
         else:  # every hit is a passage of the first set: the added documents are not in the old generation
             same = "quartermaine" in done.stdout and "person-" in done.stdout and "/added/" not in done.stdout

@@ -21,7 +21,7 @@ def main() -> None:
     from sklearn.metrics import f1_score
     from sklearn.model_selection import cross_val_predict
 
-    from agentkgv.eval.runner import load_run
+    from agentkgv.core.runner import load_run
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm-run", default="sft-full")

@@ -17,12 +17,13 @@ from statistics import fmean
 
 
 def main() -> None:
-    from agentkgv.agent.absence import DEFAULT_COVERAGE, DEFAULT_PRIOR, AbsenceIsUnknown
-    from agentkgv.agent.base import Finding
-    from agentkgv.agent.calibration import Calibration
-    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, SHIPPED_READER, shipped_reader_dir
+    from agentkgv.reader_agent.absence import DEFAULT_COVERAGE, DEFAULT_PRIOR, AbsenceIsUnknown
+    from agentkgv.core.verdict import Finding
+    from agentkgv.reader_agent.calibration import Calibration
+    from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, SHIPPED_READER, shipped_reader_dir
+    from agentkgv.reader_agent.trace import by_rare_reader, reading_of
     from agentkgv.eval.metrics import expected_calibration_error
-    from agentkgv.eval.runner import load_run, settings_path
+    from agentkgv.core.runner import load_run, settings_path
     from agentkgv.train.learn import learned_prior
 
     parser = argparse.ArgumentParser()
@@ -38,16 +39,16 @@ def main() -> None:
     absence = AbsenceIsUnknown(DEFAULT_COVERAGE)
 
     def silent(verdict) -> bool:
-        return (verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.reading is not None
+        return (verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and reading_of(verdict) is not None
                 and verdict.verdict is None)
 
     def p_true(verdict, prior: float) -> float:
-        calibration = calibrations[verdict.rare_relation]
+        calibration = calibrations[by_rare_reader(verdict)]
         if silent(verdict):
-            return absence.unsupported(calibration, verdict.reading, prior)[1]
+            return absence.unsupported(calibration, reading_of(verdict), prior)[1]
         if verdict.outcome == Finding.CONTRADICTED.value and calibration.contradiction_ratio is not None:
             # The fitted ratio is what moves it; the other value's P(true) is read only where none is fitted.
-            return absence.contradicted(calibration, verdict.reading, 0.0, prior)
+            return absence.contradicted(calibration, reading_of(verdict), 0.0, prior)
         return verdict.p_true
 
     drift = max(abs(p_true(v, prior) - v.p_true) for v in verdicts)  # the logged P(true), recomputed
@@ -75,10 +76,10 @@ def main() -> None:
                 # passages were read and those whose were not (one true and one false pseudo-review each).
                 share = {}
                 for read in (False, True):
-                    group = [v.gold for v in reviewed if silent(v) and v.reading.named_subject == read]
+                    group = [v.gold for v in reviewed if silent(v) and reading_of(v).named_subject == read]
                     share[read] = (sum(group) + 1) / (len(group) + 2)
                 grouped.append(expected_calibration_error(
-                    [share[v.reading.named_subject] if silent(v) else v.p_true for v in scored], gold))
+                    [share[reading_of(v).named_subject] if silent(v) else v.p_true for v in scored], gold))
         print(f"| {reviews} | {args.folds} x {args.seeds} | {fmean(priors):.2f} ({min(priors):.2f}-{max(priors):.2f}) | "
               f"{fmean(before):.3f} | {fmean(after):.3f} | {fmean(grouped):.3f} |")
 

@@ -47,8 +47,8 @@ def measurement_3() -> None:
     # unfounded.py RUN_LOG...: what the model did where no shown passage named both
     import sys
     from collections import Counter
-    from agentkgv.agent.agentkgv import AgentConfig
-    from agentkgv.agent.prompts import reader_view
+    from agentkgv.llm_agent.config import AgentConfig
+    from agentkgv.llm_agent.prompts import agent_view
     from agentkgv.data.corpus import load_corpus
     from agentkgv.data.jsonl import read_jsonl
     from agentkgv.data.records import Triple
@@ -58,11 +58,11 @@ def measurement_3() -> None:
     for path in sys.argv[1:]:
         moves, triples = Counter(), 0
         for _, d in read_jsonl(path):
-            t, turns, unfounded_here = Triple(**d["triple"]), d["trajectory"], False
+            t, turns, unfounded_here = Triple(**d["triple"]), d["trace"]["turns"], False
             for before, turn in zip(turns, turns[1:]):
                 if not before.get("retrieved"):
                     continue
-                views = [reader_view(t, Hit(corpus[i], 0.0, 0), words) for i in before["retrieved"]]
+                views = [agent_view(t, Hit(corpus[i], 0.0, 0), words) for i in before["retrieved"]]
                 if any(v.has_subject and v.has_object for v in views):
                     continue
                 unfounded_here = True
@@ -83,7 +83,7 @@ def measurement_4() -> None:
         a = {d["id"]: d for _, d in read_jsonl(f".cache/runs/{a_run}/agentkgv.{split}.jsonl")}
         b = {d["id"]: d for _, d in read_jsonl(f".cache/runs/{b_run}/agentkgv.{split}.jsonl")}
         same = sum(a[i]["verdict"] == b[i]["verdict"] for i in b)
-        rule = sum(d["trajectory"][-1].get("finish_reason") == "rule" for d in b.values())
+        rule = sum(d["trace"]["turns"][-1].get("finish_reason") == "rule" for d in b.values())
         print(split, f"{same}/{len(b)} verdicts equal; settled by rule: {rule}")
 
 
@@ -98,7 +98,7 @@ def measurement_5() -> None:
     total = free = 0
     for split in ["test_long_tail", "test_unseen", "factbench_docs"]:
         for _, d in read_jsonl(f".cache/runs/s10-fast/agentkgv.{split}.jsonl"):
-            for t in d["trajectory"]:
+            for t in d["trace"]["turns"]:
                 if t.get("finish_reason") == "rule":
                     continue
                 a = json.loads(t["action_text"])
@@ -111,16 +111,19 @@ def measurement_6() -> None:
     """The first-turn count (`turn1.py`, run in the repo; it asks the shipped adapter for the first turn of every triple, the model opening as before, and compares its query with the rule's)"""
     import sys
     from collections import Counter
-    from agentkgv import pipeline as P
-    from agentkgv.agent.actions import parse_action
-    from agentkgv.agent.combinations import compose_query
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.commands.build import split_examples
+    from agentkgv.commands.verify import load_verifier
+    from agentkgv.llm_agent.actions import parse_action
+    from agentkgv.core.combinations import compose_query
+    from agentkgv.config import RunConfig, resolve
     from agentkgv.data.records import LabeledTriple
     from agentkgv.paths import Workspace
-    ws, run = Workspace(), RunConfig().with_trained_adapter()
-    agent = P.method_verifiers(ws, [run], [P.load_llm(ws, run)])[0]
+    ws = Workspace()
+    # The LLM agent (the reader is the default judge), which resolving gives the shipped adapter, as `verify` runs it.
+    run = resolve(RunConfig(judge="llm"), ws)
+    agent = load_verifier(ws, run).verifier
     for split in sys.argv[1:]:
-        examples, tally = P.split_examples(ws, split), Counter()
+        examples, tally = split_examples(ws, split), Counter()
         for i in range(0, len(examples), 32):
             ts = [agent.start(LabeledTriple(e.id, e.triple, e.label)) for e in examples[i:i + 32]]
             for t, c in zip(ts, agent.policy.act(ts, [agent.state(t) for t in ts], [agent.schema(t, agent.facts(t)) for t in ts])):
@@ -135,7 +138,7 @@ def measurement_6() -> None:
 def measurement_7() -> None:
     """compare_full.py: the two full-split runs, triple by triple"""
     # compare_full.py: the two full-split runs, triple by triple
-    from agentkgv.agent.combinations import compose_query
+    from agentkgv.core.combinations import compose_query
     from agentkgv.data.jsonl import read_jsonl
     from agentkgv.data.records import Triple
     a_name, b_name = "s11-model-opens/agentkgv (model opens)", "s11-open/agentkgv (opening rule)"
@@ -143,7 +146,7 @@ def measurement_7() -> None:
         a = {d["id"]: d for _, d in read_jsonl(f".cache/runs/{a_name}.{split}.jsonl")}
         b = {d["id"]: d for _, d in read_jsonl(f".cache/runs/{b_name}.{split}.jsonl")}
         same = {i for i, d in a.items()
-                if d["trajectory"][0]["action"]["query"] == compose_query(Triple(**d["triple"]), "s,p,o")}
+                if d["trace"]["turns"][0]["action"]["query"] == compose_query(Triple(**d["triple"]), "s,p,o")}
         differ = [i for i in a if a[i]["verdict"] != b[i]["verdict"]]
         print(split, len(same), "first queries = template;", len(differ), "verdicts differ,",
               sum(i in same for i in differ), "of them after the same first query")
@@ -157,7 +160,7 @@ def measurement_8() -> None:
     from pathlib import Path
     from agentkgv.llm.transformers_backend import TransformersLLM
     torch.set_num_threads(2)
-    states = [t["messages"] for l in open(sys.argv[1]) for t in json.loads(l)["trajectory"] if t["messages"]][:16]
+    states = [t["messages"] for l in open(sys.argv[1]) for t in json.loads(l)["trace"]["turns"] if t["messages"]][:16]
     llm = TransformersLLM.load(adapter=Path("src/agentkgv/llm/adapters/agentkgv-smollm2"), dtype="float32")
     enc = llm.tokenizer([llm.render(m) for m in states], return_tensors="pt", padding=True, add_special_tokens=False)
     flop = 2 * sum(p.numel() for p in llm.model.parameters())

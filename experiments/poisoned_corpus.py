@@ -14,7 +14,7 @@ def measurement_1() -> None:
     from agentkgv.data.jsonl import read_jsonl
     from agentkgv.data.records import Triple
     from agentkgv.data.corpus import load_corpus
-    from agentkgv.agent.prompts import reader_view
+    from agentkgv.llm_agent.prompts import agent_view
     from agentkgv.retrieval.base import Hit
     from agentkgv.eval.metrics import score
     corpus = {p.id: p for p in load_corpus(".cache/corpus/passages.jsonl")}
@@ -23,8 +23,8 @@ def measurement_1() -> None:
         c = Counter(); new = []
         for d in rows:
             t = Triple(**d["triple"])
-            last = [x for x in d["trajectory"] if x.get("retrieved")][-1]["retrieved"]
-            views = [reader_view(t, Hit(corpus[i], 0.0, 0), 26) for i in last if i in corpus]
+            last = [x for x in d["trace"]["turns"] if x.get("retrieved")][-1]["retrieved"]
+            views = [agent_view(t, Hit(corpus[i], 0.0, 0), 26) for i in last if i in corpus]
             n = len({v.text for v in views if v.has_subject and v.has_object})
             v = d["verdict"]
             if v and n < 2:

@@ -12,9 +12,9 @@ calibration gives the verdict; AUC and ECE are of P(true) after the full budget,
 agrees with (P(true) never falls as passages are added). The lexical check's verdict is whether a passage of
 the first search names both entities. Readings are cached under <cache>/exp/rare_relations.
 
-python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss src/agentkgv/agent/readers/minilm-kgv
+python experiments/rare_relations.py src/agentkgv/reader_agent/readers/minilm-kgv-gloss src/agentkgv/reader_agent/readers/minilm-kgv
     (2,185 triples of 41 relations: 3-5 minutes a reader on an Intel Xeon with AMX, about 10 on an AMD EPYC)
-python experiments/rare_relations.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
+python experiments/rare_relations.py src/agentkgv/reader_agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen3/reader
     (the relations a TekGen reader held out: a few hundred triples of 7 relations)
 """
 
@@ -34,14 +34,17 @@ def main() -> None:
     from scipy import special
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.calibration import Calibration, Evidence
-    from agentkgv.agent.reader import CrossEncoderReader, reader_fingerprint
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.reader_agent.calibration import Evidence
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
+    from agentkgv.reader_agent.agent import ReadingAgent
+    from agentkgv.reader_agent.config import ReadingConfig
+    from agentkgv.reader_agent.judges import ReaderJudge
     from agentkgv.eval.metrics import expected_calibration_error, score
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import paraphrases, retriever_for
+    from agentkgv.commands.build import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import rare_relation_items, relations_learned
+    from agentkgv.commands.train_reader import rare_relation_items, relations_learned
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
@@ -61,14 +64,16 @@ def main() -> None:
     cache.mkdir(parents=True, exist_ok=True)
     rows = []
     for folder in args.readers:
-        path = cache / f"{reader_fingerprint(folder)}-{args.per_relation}.jsonl"
+        opened = ReaderFolder.open(folder)
+        path = cache / f"{opened.fingerprint}-{args.per_relation}.jsonl"
         done = {}
         if path.exists():
             done = {r["id"]: r["history"] for r in map(json.loads, path.read_text().splitlines())}
         todo = [item for item, _ in items if item.id not in done]
         if todo:
             config = ReadingConfig(reader=folder)
-            agent = ReadingAgent(retriever, CrossEncoderReader(folder), None, paraphrases(ws), config)
+            # No calibration: every triple is read to the full budget.
+            agent = ReadingAgent(retriever, ReaderJudge(CrossEncoderReader(opened), None), paraphrases(ws), config)
             with path.open("a") as out:  # appended a chunk at a time: a stopped run reads only what is left
                 for start in range(0, len(todo), 64):
                     chunk = todo[start:start + 64]
@@ -76,7 +81,7 @@ def main() -> None:
                         done[item.id] = [asdict(h) for h in reading.history]
                         out.write(json.dumps({"id": item.id, "history": done[item.id]}) + "\n")
                     print(f"  {folder}: {start + len(chunk)} of {len(todo)} read", flush=True)
-        calibration = Calibration.read(folder)
+        calibration = opened.calibrated
         histories = [[Evidence(**h) for h in done[item.id]] for item, _ in items]
         final = [calibration.probability(h[-1]) for h in histories]
         verdicts = [p >= calibration.true_at for p in final]

@@ -20,7 +20,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-READERS = Path("src/agentkgv/agent/readers")
+READERS = Path("src/agentkgv/reader_agent/readers")
 SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
 
 
@@ -29,25 +29,29 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.calibration import Calibration, Evidence
-    from agentkgv.agent.reader import CrossEncoderReader, read_relations
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.reader_agent.calibration import Evidence
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
+    from agentkgv.reader_agent.agent import ReadingAgent
+    from agentkgv.reader_agent.config import ReadingConfig
+    from agentkgv.reader_agent.judges import ReaderJudge
     from agentkgv.data.records import LabeledTriple, Triple
     from agentkgv.eval.metrics import score
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import paraphrases, retriever_for
+    from agentkgv.commands.build import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import held_out_training_items, reader_held_out_share, rare_relation_items
+    from agentkgv.commands.train_reader import held_out_training_items, reader_held_out_share, rare_relation_items
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--routed", default="routed")
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     args = parser.parse_args()
     ws = Workspace(args.data)
-    gloss_folder, shipped_folder = READERS / "minilm-kgv-gloss", READERS / "minilm-kgv"
+    gloss_folder, shipped_folder = ReaderFolder.open(READERS / "minilm-kgv-gloss"), ReaderFolder.open(READERS / "minilm-kgv")
     gloss, shipped = CrossEncoderReader(gloss_folder), CrossEncoderReader(shipped_folder)
-    agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), gloss, Calibration.read(gloss_folder), paraphrases(ws),
-                         ReadingConfig(reader=gloss_folder, rare_below=0))
+    # The gloss reader judges every triple with its calibration and the settled rule.
+    agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), ReaderJudge(gloss, gloss_folder.calibrated),
+                         paraphrases(ws), ReadingConfig(reader=gloss_folder.path, rare_below=0))
     cache = ws.cache / "exp" / "second_opinion"
     cache.mkdir(parents=True, exist_ok=True)
 
@@ -72,12 +76,12 @@ def main() -> None:
         return {i: (Evidence(**r["evidence"]), r["second"]) for i, r in done.items()}
 
     held = held_out_training_items(ws, reader_held_out_share(gloss_folder), 2000)
-    rare = [item for item, _ in rare_relation_items(ws, read_relations(shipped_folder), 30)]
+    rare = [item for item, _ in rare_relation_items(ws, shipped_folder.learned(), 30)]
     held_read, rare_read = read("held_out_training", held), read("rare_relations", rare)
     tests = {}
     for split in SPLITS:
         rows = [json.loads(line) for line in (ws.cache / "runs" / args.routed / f"agentkgv.{split}.jsonl").open()]
-        judged = [LabeledTriple(r["id"], Triple(**r["triple"]), r["gold"]) for r in rows if r["rare_relation"]]
+        judged = [LabeledTriple(r["id"], Triple(**r["triple"]), r["gold"]) for r in rows if r["trace"]["rare_relation"]]
         tests[split] = (rows, read(split, judged))
 
     def x(reading: tuple[Evidence, float], columns: list[int]) -> list[float]:
@@ -109,7 +113,7 @@ def main() -> None:
         decide, _ = fit(held + rare, readings, columns)
         for split in SPLITS:
             rows, read_rare = tests[split]
-            final = [decide(read_rare[r["id"]]) if r["rare_relation"] else bool(r["verdict"]) for r in rows]
+            final = [decide(read_rare[r["id"]]) if r["trace"]["rare_relation"] else bool(r["verdict"]) for r in rows]
             cells.append(f"{score([r['gold'] for r in rows], final).macro_f1:.3f}")
         print(f"{name:<32} {cells[0]:>24} " + " ".join(f"{c:>15}" for c in cells[1:]))
     print("(test columns: the default's logged verdicts, those of the triples its gloss reader judged re-decided)")

@@ -38,7 +38,7 @@ def main() -> None:
         aucs = []
         for split in SPLITS:
             rows = list(logged(run, split).values())
-            aucs.append(roc_auc_score([r["gold"] for r in rows], [r["reading"]["support"] for r in rows]))
+            aucs.append(roc_auc_score([r["gold"] for r in rows], [r["trace"]["evidence"]["support"] for r in rows]))
         print(run, "AUC of the best support:", " / ".join(f"{a:.3f}" for a in aucs))
     a, b = held_out(args.shipped), held_out(args.gloss)
     ids = sorted(a)
@@ -52,7 +52,7 @@ def main() -> None:
         first, second = logged(args.shipped, split), logged(args.gloss, split)
         keys = sorted(first)
         y = np.array([first[k]["gold"] for k in keys])
-        q = model.predict_proba([[first[k]["reading"]["support"], second[k]["reading"]["support"]] for k in keys])[:, 1]
+        q = model.predict_proba([[first[k]["trace"]["evidence"]["support"], second[k]["trace"]["evidence"]["support"]] for k in keys])[:, 1]
         print(f"  {split}: macro-F1 {f1_score(y, q >= at, average='macro'):.3f}, AUC {roc_auc_score(y, q):.3f}")
 
 

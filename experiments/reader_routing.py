@@ -1,6 +1,6 @@
 """Which reader judges which relation (BENCHMARKS.md, *Headline*): the shipped reader against the gloss reader
 by how many facts the shipped one learned each relation from, on pairs neither reader trained on. It is what
-`rare_below` (agent/reading.py) was chosen on: below the first count where the gloss reader stops ranking
+`rare_below` (reader_agent/agent.py) was chosen on: below the first count where the gloss reader stops ranking
 better.
 
 The pairs: every pair past the first 32,000 of `agentkgv train-reader`'s shuffle that comes from Re-DocRED or
@@ -36,7 +36,8 @@ def main() -> None:
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.data.records import Triple
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,7 +54,7 @@ def main() -> None:
     random.Random(0).shuffle(split)
     pairs = [r for r in unseen if r["source"] != "train"] + split[:1500]
     inputs = [(Triple(**r["triple"]), r["text"], r["title"]) for r in pairs]
-    scores = {run: CrossEncoderReader(TRAIN / run / "reader").score(inputs) for run in (args.default, args.gloss)}
+    scores = {run: CrossEncoderReader(ReaderFolder.open(TRAIN / run / "reader")).score(inputs) for run in (args.default, args.gloss)}
     gold = np.array([r["label"] > 0.5 for r in pairs])
     groups = defaultdict(list)
     for i, r in enumerate(pairs):

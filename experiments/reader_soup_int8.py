@@ -27,7 +27,8 @@ def main() -> None:
     from safetensors.torch import load_file
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.reader import WEIGHTS_FILE, CrossEncoderReader, frozen
+    from agentkgv.reader_agent.reader import CrossEncoderReader, frozen
+    from agentkgv.reader_agent.reader_folder import WEIGHTS_FILE, ReaderFolder
     from agentkgv.data.records import Triple
 
     torch.set_num_threads(2)  # the project's CPU; pairs/s compare fp32 and int8 only on an otherwise idle machine
@@ -51,8 +52,9 @@ def main() -> None:
         print(f"{name:34s} AUC {roc_auc_score(gold, scores):.4f}  {rate:5.0f} pairs/s", flush=True)
         return scores
 
-    default = CrossEncoderReader(TRAIN / args.default / "reader")
-    gloss = CrossEncoderReader(TRAIN / args.gloss / "reader")
+    # PyTorch runs them: the soup and int8 below change the torch model, which ONNX Runtime would not read.
+    default = CrossEncoderReader(ReaderFolder.open(TRAIN / args.default / "reader"), runtime="torch")
+    gloss = CrossEncoderReader(ReaderFolder.open(TRAIN / args.gloss / "reader"), runtime="torch")
     fp32 = measure("default reader", default)
     measure("gloss reader, glosses in claims", gloss)
     glosses, gloss.glosses = gloss.glosses, {}

@@ -12,7 +12,7 @@ reader trained on, relations every reader learned) beside their gold sentence (1
 sentence of another held-out subject with the same relation and object, which does not name this subject
 (0): `Ada Smith | place of birth | London` beside "Bob Jones was born in London".
 
-python experiments/reader_tekgen.py src/agentkgv/agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen2/reader \
+python experiments/reader_tekgen.py src/agentkgv/reader_agent/readers/minilm-kgv-gloss .cache/train/reader-tekgen2/reader \
     .cache/train/reader-tekgen3/reader     (1 minute; "relations no reader learned" depends on the readers named)
 python experiments/reader_tekgen.py --other-subject <the same folders>   (after `agentkgv train-reader`: it
     reads the benchmark and corpus from the cache)
@@ -32,11 +32,12 @@ def main() -> None:
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.paths import Workspace
-    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader_trainer import ReaderSettings
     from agentkgv.train.reader_corpora import tekgen_pairs
-    from agentkgv.training import benchmark_relations_excluded, relation_labels
+    from agentkgv.commands.train_reader import benchmark_relations_excluded, relation_labels
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readers", nargs="+", type=Path, help="reader folders")
@@ -60,7 +61,7 @@ def main() -> None:
     kinds = sorted({p.kind for p in pairs} - {"evidence"})
     print(f"{'reader':<48} {'AUC':>6}  " + "  ".join(f"{'vs ' + k:>16}" for k in kinds))
     for folder in args.readers:
-        scores = np.asarray(CrossEncoderReader(folder).score([(p.triple, p.text, p.title) for p in pairs]))
+        scores = np.asarray(CrossEncoderReader(ReaderFolder.open(folder)).score([(p.triple, p.text, p.title) for p in pairs]))
         row = [roc_auc_score(gold, scores)]
         for kind in kinds:
             rows = np.array([i for i, p in enumerate(pairs) if p.kind in ("evidence", kind)])
@@ -72,13 +73,14 @@ def other_subject(readers: list[Path], data: Path) -> None:
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.reader import CrossEncoderReader, reader_view
+    from agentkgv.reader_agent.reader import CrossEncoderReader, reader_view
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.data.benchmark import load_split
     from agentkgv.data.text import label_key
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import retriever_for
+    from agentkgv.commands.build import retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.train.reader import ReaderSettings
+    from agentkgv.train.reader_trainer import ReaderSettings
     from agentkgv.train.reader_data import held_out
 
     ws = Workspace(data)
@@ -99,7 +101,7 @@ def other_subject(readers: list[Path], data: Path) -> None:
             gold += [True, False]
     print(f"{len(pairs)} pairs: {len(pairs) // 2} held-out training triples, each beside its own sentence and another subject's")
     for folder in readers:
-        scores = np.asarray(CrossEncoderReader(folder).score(pairs))
+        scores = np.asarray(CrossEncoderReader(ReaderFolder.open(folder)).score(pairs))
         print(f"{str(folder):<48} AUC {roc_auc_score(gold, scores):.3f}")
 
 

@@ -24,14 +24,16 @@ ALTERNATIVES = ("languages spoken, written or signed", "headquarters location", 
                 "educated at", "author", "director", "performer", "spouse")
 
 
-def read_held_out(reader_dir, count: int) -> list[dict]:
-    from agentkgv import pipeline
+def read_held_out(folder, count: int) -> list[dict]:
+    from agentkgv.commands.build import paraphrases, retriever_for
     from agentkgv.data.text import label_key
     from agentkgv.eval.subsets import balanced_subset
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import reader_forbidden
-    from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.commands.train_reader import reader_forbidden
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.reader_agent.agent import ReadingAgent
+    from agentkgv.reader_agent.config import ReadingConfig
+    from agentkgv.reader_agent.judges import ReaderJudge
     from agentkgv.data.benchmark import load_split
     from agentkgv.paths import Workspace
     from agentkgv.train.reader_data import held_out
@@ -41,8 +43,9 @@ def read_held_out(reader_dir, count: int) -> list[dict]:
     examples = balanced_subset([e for e in load_split(ws.benchmark, "train") if held_out(e, 0.15) and
                                          (label_key(e.triple.subject), label_key(e.triple.object))
                                          not in factbench], count)
-    reader = CrossEncoderReader(reader_dir)
-    agent = ReadingAgent(pipeline.retriever_for(ws, RetrieverConfig()), reader, None, pipeline.paraphrases(ws),
+    reader = CrossEncoderReader(folder)
+    # No calibration: every triple is read to the full budget.
+    agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), ReaderJudge(reader, None), paraphrases(ws),
                          ReadingConfig())
     rows: list[dict] = []
     for start in range(0, len(examples), 64):
@@ -92,7 +95,7 @@ def two_fold(rows: list[dict], kind: str) -> tuple[float, float]:
     return tuple(np.mean(results, axis=0))
 
 
-def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
+def on_runs(rows: list[dict], folder, run: str, rare: bool) -> None:
     """Re-decides the run's triples this reader judged (its rare relations, when it is the gloss reader) from
     their logged evidence, with a logistic fitted on all the held-out rows with and without the contrast,
     each at the threshold that is best there; the best cited passage is the one scored under the
@@ -100,9 +103,10 @@ def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import f1_score
 
-    from agentkgv.agent.reader import CrossEncoderReader
-    from agentkgv.eval.runner import load_run
+    from agentkgv.reader_agent.reader import CrossEncoderReader
+    from agentkgv.core.runner import load_run
     from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.trace import by_rare_reader, reading_of
 
     y = np.array([int(r["label"]) for r in rows])
     models = {}
@@ -111,10 +115,10 @@ def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
         model = LogisticRegression(C=1e4, max_iter=2000).fit(x, y)
         p = model.predict_proba(x)[:, 1]
         models[kind] = (model, max(np.unique(np.round(p, 3)), key=lambda t: f1_score(y, p >= t, average="macro")))
-    reader = CrossEncoderReader(reader_dir)
+    reader = CrossEncoderReader(folder)
     for log in sorted((Workspace().cache / "runs" / run).glob("agentkgv.*.jsonl")):
         logged = list(load_run(log).values())
-        mine = [v for v in logged if v.rare_relation == rare]
+        mine = [v for v in logged if by_rare_reader(v) == rare]
         asks, counts = [], []
         for v in mine:
             alternatives = [a for a in ALTERNATIVES if a != v.triple.predicate] if v.evidence else []
@@ -124,7 +128,7 @@ def on_runs(rows: list[dict], reader_dir, run: str, rare: bool) -> None:
         scores, at = reader.score(asks), 0
         decided = {}
         for v, n in zip(mine, counts):
-            row = {"features": v.reading.features(), "scores": [v.reading.support],
+            row = {"features": reading_of(v).features(), "scores": [reading_of(v).support],
                    "others": [float(s) for s in scores[at:at + n]]}
             at += n
             decided[v.id] = {k: m.predict_proba([features(row, k)])[0, 1] >= t for k, (m, t) in models.items()}
@@ -145,21 +149,22 @@ def main() -> None:
                                                      "judged with the held-out fits, with and without the contrast")
     parser.add_argument("--rare", action="store_true", help="the reader is the run's judge of rare relations")
     args = parser.parse_args()
-    from agentkgv.agent.reader import reader_fingerprint
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.paths import Workspace
 
-    path = Workspace().cache / "exp" / "relation_contrast" / f"{reader_fingerprint(args.reader)}-{args.triples}.jsonl"
+    folder = ReaderFolder.open(args.reader) if args.reader else ReaderFolder.shipped()
+    path = Workspace().cache / "exp" / "relation_contrast" / f"{folder.fingerprint}-{args.triples}.jsonl"
     if path.exists():
         rows = [json.loads(line) for line in path.read_text().splitlines()]
     else:
-        rows = read_held_out(args.reader, args.triples)
+        rows = read_held_out(folder, args.triples)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     for kind in ("calibration features", "+ contrast", "+ more", "+ contrast + more"):
         f1, auc = two_fold(rows, kind)
         print(f"{kind:24} macro-F1 {f1:.4f}  AUC {auc:.4f}")
     if args.runs:
-        on_runs(rows, args.reader, args.runs, args.rare)
+        on_runs(rows, folder, args.runs, args.rare)
 
 
 if __name__ == "__main__":

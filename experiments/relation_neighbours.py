@@ -20,7 +20,7 @@ USER_WORDS = ("headquartered in", "works for", "ceo of", "married to", "founder 
 def main() -> None:
     from sentence_transformers import SentenceTransformer
 
-    from agentkgv.agent.reader import base_model_path
+    from agentkgv.encoders import base_model_path
     from agentkgv.data.benchmark import load_split
     from agentkgv.data.predicates import by_name, load_predicates
     from agentkgv.paths import Workspace, data_dir

@@ -24,9 +24,8 @@ from pathlib import Path
 
 
 def main() -> None:
-    from agentkgv.agent.calibration import Calibration
-    from agentkgv.agent.reader import reader_folder
-    from agentkgv.agent.stopping import LearnedStop, SearchState
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
+    from agentkgv.reader_agent.stopping import LearnedStop, SearchState
     from agentkgv.eval.metrics import score
     from agentkgv.train.search_policy import SearchPolicySettings, read_episodes, train_search_policy
 
@@ -41,7 +40,7 @@ def main() -> None:
     parser.add_argument("--triples-per-step", type=int, default=None, help="episodes per step (default: the recipe's)")
     parser.add_argument("--beta", type=float, nargs="+", default=[None], help="KL coefficients (default: the recipe's)")
     args = parser.parse_args()
-    calibration = Calibration.read(reader_folder(args.reader))
+    calibration = (ReaderFolder.open(args.reader) if args.reader else ReaderFolder.shipped()).calibrated
     episodes = read_episodes(Path(".cache/train") / args.run / "episodes.jsonl")
     sizes = {k: v for k, v in (("group_size", args.group_size), ("triples_per_step", args.triples_per_step)) if v}
     for scale in (False,) if args.centered_only else (True, False):

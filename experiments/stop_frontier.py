@@ -55,7 +55,7 @@ def main() -> None:
         names = lambda k, side: sum(one[k]["triple"][side].lower() in t.lower() for t in first[k])  # noqa: E731
         about = sum(names(k, "subject") == 0 and names(k, "object") >= 2 for k in right)
         print(f"{split}: {len(later)} decided after the first search ({len(right)} rightly), "
-              f"{sum(not one[k]['reading']['named_both'] for k in later)} of them with no passage naming both then; "
+              f"{sum(not one[k]['trace']['evidence']['named_both'] for k in later)} of them with no passage naming both then; "
               f"P(true) after one search {low:.3f}-{high:.3f}, a band of {len(band)} unsettled triples; "
               f"{policy_run} searches again on {again} and keeps {kept(right)} of {len(right)} set right, "
               f"{kept(wrong)} of {len(wrong)} set wrong; of those set right, {about} had a first search whose five "
@@ -63,7 +63,7 @@ def main() -> None:
 
 
 def _first_search_texts(run: dict[str, dict], ids: list[str]) -> dict[str, list[str]]:
-    wanted = {k: run[k]["trajectory"][0]["retrieved"] for k in ids}
+    wanted = {k: run[k]["trace"]["steps"][0]["retrieved"] for k in ids}
     texts: dict[str, str] = {}
     needed = {p for passages in wanted.values() for p in passages}
     with open(CORPUS) as lines:
@@ -76,17 +76,17 @@ def _first_search_texts(run: dict[str, dict], ids: list[str]) -> dict[str, list[
 def episodes(runs: list[str]) -> None:
     from collections import Counter
 
-    from agentkgv.agent.calibration import Calibration, Outcome
-    from agentkgv.agent.reader import SHIPPED_GLOSS_READER, reader_folder, support_fingerprint
+    from agentkgv.reader_agent.calibration import Outcome
+    from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, ReaderFolder
     from agentkgv.train.search_policy import read_episodes
 
-    shipped = (reader_folder(None), reader_folder(None, SHIPPED_GLOSS_READER))
+    shipped = (ReaderFolder.shipped(), ReaderFolder.shipped(SHIPPED_GLOSS_READER))
     for run in runs:
         record = json.loads((TRAIN / run / "stop_policy.json").read_text())
-        folder = next((f for f in shipped if support_fingerprint(f) == record["reader"]), None)
+        folder = next((f for f in shipped if f.support_fingerprint == record["reader"]), None)
         if folder is None:
             raise SystemExit(f"{run}: its policy was trained for reader {record['reader']}, neither shipped reader")
-        calibration = Calibration.read(folder)
+        calibration = folder.calibrated
         tally: Counter = Counter()
         for episode in read_episodes(TRAIN / run / "episodes.jsonl"):
             true = [calibration.outcome(calibration.probability(h)) is Outcome.TRUE for h in episode.history]
@@ -96,7 +96,7 @@ def episodes(runs: list[str]) -> None:
         for subject in (False, True):
             decided = tally[(subject, True, True)] + tally[(subject, True, False)]
             unsettled = decided + tally[(subject, False, True)] + tally[(subject, False, False)]
-            print(f"{run} ({folder.name}): subject {'named' if subject else 'not named'} after the first search: "
+            print(f"{run} ({folder.path.name}): subject {'named' if subject else 'not named'} after the first search: "
                   f"{unsettled} unsettled, {decided} decided later ({tally[(subject, True, True)]} rightly)")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from agentkgv.eval.report import markdown_table, summarize
-from agentkgv.eval.runner import load_run
+from agentkgv.core.runner import load_run
 from agentkgv.paths import Workspace
 
 SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
@@ -39,7 +39,7 @@ HEADER = ["Method", "Triples / split", "long-tail P-F1 / N-F1 / Macro (95% CI)",
 
 @cache
 def subset_ids(ws: Workspace, split: str, limit: int | None) -> frozenset[str]:
-    from agentkgv.pipeline import split_examples
+    from agentkgv.commands.build import split_examples
 
     return frozenset(e.id for e in split_examples(ws, split, limit))
 

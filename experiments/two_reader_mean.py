@@ -36,8 +36,9 @@ def main() -> None:
     from scipy import special
     from sklearn.metrics import f1_score, roc_auc_score
 
-    from agentkgv.eval.runner import load_run
+    from agentkgv.core.runner import load_run
     from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.trace import by_rare_reader, reading_of
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first")
@@ -63,8 +64,8 @@ def main() -> None:
         line = (f"{split} ({len(ids)} triples): AUC {args.first} {roc_auc_score(gold, a):.3f}, {args.second} "
                 f"{roc_auc_score(gold, b):.3f}, mean of logits {roc_auc_score(gold, logit(a) + logit(b)):.3f}")
         if model is not None:
-            verdicts = [model.predict_proba([[*first[i].reading.features(), *second[i].reading.features()]])[0, 1]
-                        >= threshold if first[i].rare_relation else bool(first[i].verdict) for i in ids]
+            verdicts = [model.predict_proba([[*reading_of(first[i]).features(), *reading_of(second[i]).features()]])[0, 1]
+                        >= threshold if by_rare_reader(first[i]) else bool(first[i].verdict) for i in ids]
             line += (f"; macro-F1 {args.first} {f1_score(gold, [bool(first[i].verdict) for i in ids], average='macro'):.3f}, "
                      f"both fitted {f1_score(gold, verdicts, average='macro'):.3f}")
         print(line)

@@ -5,7 +5,7 @@ relations, then applied to the test logs of the triples the gloss reader judged.
 
 The readings: the two readers' `train-search-policy` episodes of the same 2,000 held-out training triples
 (`--gloss-run` must also hold the rare-relation episodes, `configs/search_policy_rare.toml`), paired by
-position (both runs draw them with `training.held_out_training_items`, in one order), and
+position (both runs draw them with `commands.train_reader.held_out_training_items`, in one order), and
 `experiments/rare_relations.py`'s cached readings of the rare relations by both readers. The rare-relation
 figures are two-fold: fitted on the triples of half the relations, measured on the other half. The test figures
 pair the default run's log (the gloss reader's evidence) with a one-reader run's (the shipped reader's). Both are
@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 CACHE = Path(".cache")
-READERS = Path("src/agentkgv/agent/readers")
+READERS = Path("src/agentkgv/reader_agent/readers")
 SPLITS = ("test_long_tail", "test_unseen", "factbench_docs")
 
 
@@ -32,12 +32,12 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
 
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import read_relations, reader_fingerprint
+    from agentkgv.reader_agent.calibration import Evidence
+    from agentkgv.reader_agent.reader_folder import ReaderFolder
     from agentkgv.eval.metrics import score
     from agentkgv.paths import Workspace
     from agentkgv.train.search_policy import HELD_OUT_TRAINING
-    from agentkgv.training import rare_relation_items
+    from agentkgv.commands.train_reader import rare_relation_items
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gloss-run", default="search-policy-rare")
@@ -61,10 +61,10 @@ def main() -> None:
     held_x = [features(g["history"][-1], s["history"][-1]) for g, s in zip(gloss_held, shipped_held)]
     held_y = [e["gold"] for e in gloss_held]
 
-    items = rare_relation_items(Workspace(args.data), read_relations(shipped_folder), 30)
+    items = rare_relation_items(Workspace(args.data), ReaderFolder.open(shipped_folder).learned(), 30)
     readings = {}
     for folder in (gloss_folder, shipped_folder):
-        path = CACHE / "exp" / "rare_relations" / f"{reader_fingerprint(folder)}-30.jsonl"
+        path = CACHE / "exp" / "rare_relations" / f"{ReaderFolder.open(folder).fingerprint}-30.jsonl"
         readings[folder] = {r["id"]: r["history"][-1] for r in map(json.loads, path.open())}
     relations = sorted({item.triple.predicate_id for item, _ in items})
     fold = {r: i % 2 for i, r in enumerate(relations)}
@@ -85,7 +85,7 @@ def main() -> None:
     for split in SPLITS:
         routed = [json.loads(line) for line in (CACHE / "runs" / args.routed / f"agentkgv.{split}.jsonl").open()]
         shipped = {r["id"]: r for r in map(json.loads, (CACHE / "runs" / args.one_reader / f"agentkgv.{split}.jsonl").open())}
-        test[split] = [(r, features(r["reading"], shipped[r["id"]]["reading"])) for r in routed]
+        test[split] = [(r, features(r["trace"]["evidence"], shipped[r["id"]]["trace"]["evidence"])) for r in routed]
 
     judges = {"gloss reader alone": [0, 1, 2], "shipped reader alone": [3, 4, 5], "both readers": [0, 1, 2, 3, 4, 5]}
     print(f"{'judge':<22} {'fitted on':<36} {'rare relations (2-fold)':>23} " + " ".join(f"{s:>15}" for s in SPLITS))
@@ -105,7 +105,7 @@ def main() -> None:
             model, at = fit(held_x + [x for x, _ in extra], held_y + [y for _, y in extra], columns)
             for split in SPLITS:
                 rows = test[split]
-                judged = [i for i, (r, _) in enumerate(rows) if r["rare_relation"]]
+                judged = [i for i, (r, _) in enumerate(rows) if r["trace"]["rare_relation"]]
                 v, _ = judge(model, at, [rows[i][1] for i in judged], columns)
                 final = [bool(r["verdict"]) for r, _ in rows]
                 for i, verdict in zip(judged, v):

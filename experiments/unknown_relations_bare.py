@@ -23,16 +23,19 @@ def main() -> None:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    from agentkgv.agent.calibration import Evidence
-    from agentkgv.agent.reader import (SHIPPED_GLOSS_READER, CrossEncoderReader, gloss_of, read_glosses,
-                                       reader_fingerprint, shipped_reader_dir)
-    from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+    from agentkgv.reader_agent.calibration import Evidence
+    from agentkgv.reader_agent.reader import CrossEncoderReader, gloss_of
+    from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, ReaderFolder, shipped_reader_dir
+    from agentkgv.reader_agent.agent import ReadingAgent
+    from agentkgv.reader_agent.config import ReadingConfig
+    from agentkgv.reader_agent.judges import ReaderJudge
+    from agentkgv.reader_agent.trace import by_rare_reader, reading_of
     from agentkgv.eval.metrics import expected_calibration_error, score
-    from agentkgv.eval.runner import load_run
+    from agentkgv.core.runner import load_run
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import paraphrases, retriever_for
+    from agentkgv.commands.build import paraphrases, retriever_for
     from agentkgv.retrieval.factory import RetrieverConfig
-    from agentkgv.training import rare_relation_items, relations_learned
+    from agentkgv.commands.train_reader import rare_relation_items, relations_learned
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="routed", help="an eval run of the default reader agent")
@@ -44,13 +47,15 @@ def main() -> None:
     gloss, main_reader = shipped_reader_dir(SHIPPED_GLOSS_READER), shipped_reader_dir()
     learned = relations_learned([gloss, main_reader])
     items = [item for item, _ in rare_relation_items(ws, learned, PER_RELATION)]
-    path = ws.cache / "exp" / "unknown_relations_bare" / f"{reader_fingerprint(gloss)}-{PER_RELATION}.jsonl"
+    gloss_folder = ReaderFolder.open(gloss)
+    path = ws.cache / "exp" / "unknown_relations_bare" / f"{gloss_folder.fingerprint}-{PER_RELATION}.jsonl"
     done = {r["id"]: r["evidence"] for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
     todo = [item for item in items if item.id not in done]
     if todo:
-        reader = CrossEncoderReader(gloss)
+        reader = CrossEncoderReader(gloss_folder)
         reader.glosses = {}  # every claim bare, as a relation with no known gloss reaches it
-        agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), reader, None, paraphrases(ws),
+        # No calibration: every triple is read to the full budget.
+        agent = ReadingAgent(retriever_for(ws, RetrieverConfig()), ReaderJudge(reader, None), paraphrases(ws),
                              ReadingConfig(reader=gloss))
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as out:  # a chunk at a time, by id: a stopped run reads only what is left
@@ -71,9 +76,9 @@ def main() -> None:
     fitted = model.predict_proba(x[:, 1:])[:, 1]
     true_at = max(np.unique(fitted), key=lambda t: score(gold, list(fitted >= t)).macro_f1)
     verdicts = list(load_run(Path(".cache/runs") / args.run / "agentkgv.factbench_docs.jsonl").values())
-    glosses = read_glosses(gloss)
-    bare = [v for v in verdicts if v.rare_relation and not gloss_of(glosses, v.triple)]
-    refit = model.predict_proba(np.array([v.reading.features() for v in bare])[:, 1:])[:, 1]
+    glosses = gloss_folder.glosses
+    bare = [v for v in verdicts if by_rare_reader(v) and not gloss_of(glosses, v.triple)]
+    refit = model.predict_proba(np.array([reading_of(v).features() for v in bare])[:, 1:])[:, 1]
 
     def figures(judged: list) -> str:
         gold_of = [v.gold for v in judged]
@@ -88,7 +93,7 @@ def main() -> None:
           f"by one fitted on rare relations read bare: {figures(refitted)}; judged by the shipped reader: "
           f"{figures([one[v.id] for v in bare])}")
     print(f"all of FactBench-docs: the default {figures(verdicts)}; with those judged by the shipped reader "
-          f"{figures([one[v.id] if v.rare_relation else v for v in verdicts])}")
+          f"{figures([one[v.id] if by_rare_reader(v) else v for v in verdicts])}")
 
 
 if __name__ == "__main__":

@@ -57,12 +57,14 @@ def stage(root: Path, data: Path) -> None:
     (root / "old-index" / "manifest.json").write_text(json.dumps({"name": "old-index"}))
     cache = root / "cache"
     # An eval run of the lexical check on BM25, as its log and pinned settings stand after a first batch.
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, resolve
+    from agentkgv.paths import Workspace
 
     log = cache / "runs" / "mistake" / "lexical.test_unseen.jsonl"
     log.parent.mkdir(parents=True)
     log.write_text("{}\n")
-    log.with_name(log.name + ".settings.json").write_text(json.dumps(RunConfig(method="lexical").identity()))
+    pinned = resolve(RunConfig(method="lexical"), Workspace(data, cache)).identity()
+    log.with_name(log.name + ".settings.json").write_text(json.dumps(pinned))
     for args in (("index", str(docs / "peiper.txt"), "--name", "mine"),
                  ("verify", str(root / "graph.csv"), "-o", str(root / "verdicts.jsonl"), "--method", "lexical",
                   "--index", "mine"),

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from agentkgv.agent.actions import parse_action, parse_verdict
-from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
-from agentkgv.agent.prompts import clean_passage, show_passages
-from agentkgv.agent.summarizer import ExtractiveSummarizer, LLMSummarizer, SummaryRequest
+from agentkgv.llm.answers import parse_verdict
+from agentkgv.llm_agent.actions import parse_action
+from agentkgv.llm_agent.agent import AgentKGV
+from agentkgv.llm_agent.config import AgentConfig
+from agentkgv.core.prompt_parts import clean_passage, show_passages
+from agentkgv.llm_agent.summarizer import ExtractiveSummarizer, LLMSummarizer, SummaryRequest
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.llm.base import Completion
 from scripted import ScriptedLLM, answer, options, search
@@ -35,14 +37,14 @@ def user_text(turn: dict) -> str:
 
 def test_routing_answers_directly_without_search(small_bm25):
     verdict = make_agent(ScriptedLLM([answer("true")]), small_bm25).verify([item()])[0]
-    assert verdict.verdict is True and verdict.search_calls == 0 and len(verdict.trajectory) == 1
+    assert verdict.verdict is True and verdict.search_calls == 0 and len(verdict.turns) == 1
     assert verdict.evidence == []
 
 
 def test_context_has_exactly_the_four_parts_and_summaries_carry_over(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper"), search("Allan Peiper born"), search("Peiper cyclist"), answer("true")])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
-    turns = verdict.trajectory
+    turns = verdict.turns
     assert [t.action.kind for t in turns] == ["search", "search", "search", "answer"]
     assert verdict.search_calls == 3 and verdict.verdict is True
 
@@ -77,10 +79,10 @@ def test_summarizer_sees_previous_summary_query_and_results(small_bm25):
 def test_turn_cap_and_top_k(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper was born in")])  # wants to search forever
     verdict = make_agent(llm, small_bm25, max_turns=4, top_k=3).verify([item()])[0]
-    assert len(verdict.trajectory) == 4 and verdict.search_calls == 3
+    assert len(verdict.turns) == 4 and verdict.search_calls == 3
     # Rewrites are table queries, some of which match fewer passages in this small index.
-    assert len(verdict.trajectory[0].retrieved) == 3
-    assert all(1 <= len(t.retrieved) <= 3 for t in verdict.trajectory[:3])
+    assert len(verdict.turns[0].retrieved) == 3
+    assert all(1 <= len(t.retrieved) <= 3 for t in verdict.turns[:3])
     assert "anyOf" not in llm.schemas[-1]  # last turn may only answer
     assert verdict.verdict is False
 
@@ -88,7 +90,7 @@ def test_turn_cap_and_top_k(small_bm25):
 def test_without_forced_answer_the_cap_leaves_no_verdict(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper")])
     verdict = make_agent(llm, small_bm25, max_turns=3, force_answer_on_last_turn=False).verify([item()])[0]
-    assert len(verdict.trajectory) == 3 and verdict.verdict is None and verdict.search_calls == 2
+    assert len(verdict.turns) == 3 and verdict.verdict is None and verdict.search_calls == 2
 
 
 def test_batch_of_triples_advances_together(small_bm25):
@@ -102,14 +104,14 @@ def test_batch_of_triples_advances_together(small_bm25):
 def test_evidence_is_the_answers_citation_of_passages_the_agent_saw(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[2, 1])])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
-    shown = verdict.trajectory[0].retrieved
+    shown = verdict.turns[0].retrieved
     assert [e.id for e in verdict.evidence] == [shown[1], shown[0]]
 
 
 def test_a_cited_number_outside_the_shown_passages_is_dropped(small_bm25):
     llm = ScriptedLLM([search("Allan Peiper born"), answer("true", evidence=[9, 1])])
     verdict = make_agent(llm, small_bm25, top_k=3).verify([item()])[0]
-    assert [e.id for e in verdict.evidence] == [verdict.trajectory[0].retrieved[0]]
+    assert [e.id for e in verdict.evidence] == [verdict.turns[0].retrieved[0]]
 
 
 def test_the_schema_offers_only_the_shown_passage_numbers_to_cite(small_bm25):
@@ -142,7 +144,7 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     """With `false_needs_searches=2`, after a search that shows no passage naming both the agent may not
     answer yet: it must search a combination-table query not asked before; then "false" opens. Every
     rewrite is a table query not asked yet, so no turn repeats a query."""
-    from agentkgv.agent.combinations import compose_query
+    from agentkgv.core.combinations import compose_query
 
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
     first = compose_query(unsupported.triple, "s,p,o")
@@ -152,8 +154,8 @@ def test_false_waits_for_a_rewrite_along_the_table(small_bm25):
     assert set(options(rewrite)) == {"search"}
     offered = options(rewrite)["search"]["query"]["enum"]
     assert first not in offered and compose_query(unsupported.triple, "s") in offered
-    assert [t.action.kind for t in verdict.trajectory] == ["search", "search", "answer"]
-    assert len({t.action.query for t in verdict.trajectory[:2]}) == 2
+    assert [t.action.kind for t in verdict.turns] == ["search", "search", "answer"]
+    assert len({t.action.query for t in verdict.turns[:2]}) == 2
     assert verdict.search_calls == 2 and verdict.verdict is False
     assert options(llm.schemas[-1])["answer"]["verdict"]["enum"] == ["false"]
     # One search is enough when a shown passage names both: the answer is open at once.
@@ -168,7 +170,7 @@ def test_the_rule_answers_false_without_the_model_once_nothing_shown_names_both(
     """With only "false" left open and no rewrite owed, the agent answers itself: no model call, a turn
     marked as the rule's with no tokens, which SFT data and GRPO leave out. Where a passage names both, or a
     rewrite is still owed, the model is asked as before."""
-    from agentkgv.agent.combinations import compose_query
+    from agentkgv.core.combinations import compose_query
     from agentkgv.train.sft_data import sft_pairs
 
     unsupported = LabeledTriple("t2", Triple("Allan Peiper", "place of birth", "Zanzibar", "P19"), False)
@@ -176,21 +178,21 @@ def test_the_rule_answers_false_without_the_model_once_nothing_shown_names_both(
     verdict = make_agent(llm, small_bm25).verify([unsupported])[0]
     assert len(llm.prompts) - llm.summaries == 1  # the search turn only
     assert verdict.verdict is False and verdict.confidence == 1.0 and verdict.evidence == []
-    settled = verdict.trajectory[-1]
-    assert [t.by_model for t in verdict.trajectory] == [True, False]
+    settled = verdict.turns[-1]
+    assert [t.by_model for t in verdict.turns] == [True, False]
     assert settled.messages == [] and settled.action_ids == [] and settled.prompt_tokens == 0
     assert settled.action.kind == "answer" and parse_action(settled.action_text).verdict is False
     assert sft_pairs(verdict, "all") == []  # correct, but its answer is no model's to learn from
     # A passage names both: the model judges.
     llm = ScriptedLLM([search("Allan Peiper born Alexandra"), answer("true")])
     verdict = make_agent(llm, small_bm25).verify([item()])[0]
-    assert len(llm.prompts) - llm.summaries == 2 and verdict.verdict is True and verdict.trajectory[-1].by_model
+    assert len(llm.prompts) - llm.summaries == 2 and verdict.verdict is True and verdict.turns[-1].by_model
     # A rewrite is owed: the model searches again, then the rule settles.
     first = compose_query(unsupported.triple, "s,p,o")
     llm = ScriptedLLM([search(first), search(compose_query(unsupported.triple, "s")), answer("true")])
     verdict = make_agent(llm, small_bm25, false_needs_searches=2).verify([unsupported])[0]
     assert len(llm.prompts) - llm.summaries == 2 and verdict.search_calls == 2 and verdict.verdict is False
-    assert not verdict.trajectory[-1].by_model
+    assert not verdict.turns[-1].by_model
 
 
 def test_the_rule_opens_with_the_s_p_o_search_and_the_model_goes_on_from_the_same_state(small_bm25):
@@ -201,20 +203,20 @@ def test_the_rule_opens_with_the_s_p_o_search_and_the_model_goes_on_from_the_sam
     spo = "Allan Peiper place of birth Alexandra"
     llm = ScriptedLLM([search("never asked"), answer("true", evidence=[1])])
     verdict = make_agent(llm, small_bm25, rules=("open_with_triple", "ground_true", "settle_unfounded")).verify([item()])[0]
-    opening = verdict.trajectory[0]
+    opening = verdict.turns[0]
     assert not opening.by_model and opening.messages == [] and opening.prompt_tokens == 0
     assert (opening.action.kind, opening.action.combination, opening.action.query) == ("search", "s,p,o", spo)
     assert opening.retrieved and verdict.search_calls == 1
     assert len(llm.prompts) - llm.summaries == 1  # the judgment only
     by_model = make_agent(ScriptedLLM([search(spo), answer("true", evidence=[1])]), small_bm25).verify([item()])[0]
-    assert verdict.trajectory[1].messages == by_model.trajectory[1].messages
+    assert verdict.turns[1].messages == by_model.turns[1].messages
     assert verdict.verdict is by_model.verdict is True
     assert [e.id for e in verdict.evidence] == [e.id for e in by_model.evidence]
     assert [p.kind for p in sft_pairs(verdict, "last")] == [p.kind for p in sft_pairs(verdict, "all")] == ["judgment"]
     # Where no search is allowed (no search budget), the model routes as before.
     llm = ScriptedLLM([answer("true")])
     verdict = make_agent(llm, small_bm25, rules=("open_with_triple", "ground_true", "settle_unfounded"), max_searches=0).verify([item()])[0]
-    assert verdict.trajectory[0].by_model and verdict.search_calls == 0
+    assert verdict.turns[0].by_model and verdict.search_calls == 0
 
 
 @pytest.mark.parametrize("text,kind,verdict", [
@@ -254,7 +256,7 @@ def test_extractive_summary_keeps_relevant_sentences(small_bm25):
 
 
 def test_confidence_sums_every_spelling_of_the_verdict():
-    from agentkgv.agent.actions import verdict_confidence
+    from agentkgv.llm.answers import verdict_confidence
 
     text = '{"reasoning": "r", "verdict": "true"}'
     value_at = text.index('true"')
@@ -268,7 +270,7 @@ def test_confidence_sums_every_spelling_of_the_verdict():
 
 
 def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
-    from agentkgv.agent.evidence_view import view_passage
+    from agentkgv.core.evidence_view import view_passage
 
     view = view_passage("Ira Gershwin was born in New York, not in Iran.", "Ira Gershwin", "New York", 50)
     assert view.text == "[S:Ira Gershwin] was born in [O:New York], not in Iran"
@@ -289,7 +291,7 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
 def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():
     """Markup stripped from a page leaves `Place of DeathHolmby Hills`: the name is found after the key, and a
     name written as one word or two still matches either way; a capital inside a short prefix is no join."""
-    from agentkgv.agent.evidence_view import view_passage
+    from agentkgv.core.evidence_view import view_passage
 
     view = view_passage("Mike Stone Born1952 Place of DeathHolmby Hills, Los Angeles", "Mike Stone", "Holmby Hills", 40)
     assert view.text == "[S:Mike Stone] Born1952 Place of Death[O:Holmby Hills], Los Angeles"
@@ -306,8 +308,8 @@ def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():
 def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rule_and_the_lexical_check(tmp_path):
     """`Danish` names Denmark when the triple says so: marked, so "true" stays open, and the lexical check
     counts the passage; without the alias neither does."""
-    from agentkgv.agent.evidence_view import view_passage
-    from agentkgv.agent.lexical import LexicalVerifier
+    from agentkgv.core.evidence_view import view_passage
+    from agentkgv.baselines.lexical import LexicalVerifier
     from agentkgv.data.records import Passage
     from agentkgv.retrieval.bm25 import BM25Retriever
 
@@ -335,7 +337,7 @@ def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rul
 @pytest.mark.parametrize("gap", [8, 9])
 def test_passage_view_keeps_both_ends_when_the_span_just_fits(gap):
     """Subject and object `max_words` - 1 words apart, for an even and an odd window: both stay inside."""
-    from agentkgv.agent.evidence_view import view_passage
+    from agentkgv.core.evidence_view import view_passage
 
     words = [f"w{i}" for i in range(40)]
     words[10], words[10 + gap] = "Peiper", "Alexandra"
@@ -346,7 +348,7 @@ def test_passage_view_keeps_both_ends_when_the_span_just_fits(gap):
 def test_passage_view_does_not_take_a_name_inside_a_longer_one_for_a_mention():
     """An object nested in the subject's name (Google in Google Account) neither erases the subject's mark
     nor counts as the object; a mention of its own still does."""
-    from agentkgv.agent.evidence_view import view_passage
+    from agentkgv.core.evidence_view import view_passage
 
     view = view_passage("A Google Account gives access to Google services.", "Google Account", "Google", 50)
     assert view.text == "A [S:Google Account] gives access to [O:Google] services"

@@ -6,8 +6,9 @@ import random
 
 import numpy as np
 
-from agentkgv.data.benchmark import (KnownPositives, Pair, build_benchmark, choose_threshold, is_surface_variant,
-                                     load_split, mine_hard_negatives, take_stratified, triple_key)
+from agentkgv.data.benchmark import build_benchmark, load_split, triple_key
+from agentkgv.data.hard_negatives import (KnownPositives, Pair, choose_threshold, is_surface_variant,
+                                          mine_hard_negatives, take_stratified)
 from agentkgv.data.lama import iter_known_triples
 from agentkgv.data.records import Fact, Triple
 

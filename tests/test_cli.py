@@ -43,7 +43,7 @@ def test_verify_lexical_on_user_csv_resumes_without_duplicates(tmp_path, data, s
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["verdict"] for r in records] == [True, False]
     assert records[0]["evidence"] and "Peiper" in records[0]["evidence"][0]["text"]
-    assert all(r["search_calls"] == 1 and "trajectory" in r for r in records)
+    assert all(r["search_calls"] == 1 and "trace" in r for r in records)
 
     graph.write_text(graph.read_text() + "Allan Peiper,place of death,Alexandra\n")
     second = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", cache=cache, data=data.resolve())
@@ -75,115 +75,138 @@ def test_verify_with_an_alias_file_counts_the_other_names_and_pins_the_table(tmp
     assert bad.returncode != 0 and "aliases.jsonl:1" in bad.stderr and "aliases" in bad.stderr
 
 
-def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model():
+def test_verify_eval_and_demo_default_to_the_shipped_adapter_only_on_the_embedded_model(tmp_path):
     from pathlib import Path
 
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, RunOptions, resolve
     from agentkgv.llm.embedded import TRAINED_ADAPTER
-    from agentkgv.pipeline import method_runs
+    from agentkgv.commands.verify import method_runs
+    from agentkgv.paths import Workspace
+
+    ws = Workspace(tmp_path / "data", tmp_path / "cache")
 
     def run(**options) -> RunConfig:
-        return RunConfig.load(None).with_options(judge="llm", **options)
+        return RunOptions(judge="llm", **options).apply(RunConfig.load(None))
 
-    assert RunConfig().with_trained_adapter().llm.adapter is None  # the default agent judges with the reader
-    assert run(method="agentkgv").with_trained_adapter().llm.adapter == Path(TRAINED_ADAPTER)
+    def adapter(config: RunConfig, base_model: bool = False):
+        return resolve(config, ws, base_model).config.llm.adapter
+
+    assert adapter(RunConfig()) is None  # the default agent judges with the reader
+    assert adapter(run(method="agentkgv")) == Path(TRAINED_ADAPTER)
+    assert adapter(run(method="agentkgv"), base_model=True) is None
     own = Path("my/adapter")
-    assert run(method="agentkgv", adapter=own).with_trained_adapter().llm.adapter == own
+    assert adapter(run(method="agentkgv", adapter=own)) == own
     for other in (run(method="agentkgv", model="HuggingFaceTB/SmolLM2-1.7B-Instruct"),
                   run(method="agentkgv", backend="llamacpp"), run(method="lexical")):
-        assert other.with_trained_adapter().llm.adapter is None
+        assert adapter(other) is None
     # eval: the agent trained unless --base-model, the baselines on the bare backbone as in the paper's table
     methods = ["lexical", "direct", "agentkgv"]
-    assert [c.llm.adapter for c in method_runs(run(), methods, trained=True)] == [None, None, Path(TRAINED_ADAPTER)]
-    assert [c.llm.adapter for c in method_runs(run(), methods, trained=False)] == [None, None, None]
-    assert [c.method for c in method_runs(run(), methods, trained=True)] == methods
+    trained = method_runs(ws, run(), methods)
+    assert [r.config.llm.adapter for r in trained] == [None, None, Path(TRAINED_ADAPTER)]
+    assert [r.config.llm.adapter for r in method_runs(ws, run(), methods, base_model=True)] == [None, None, None]
+    assert [r.config.method for r in trained] == methods
 
 
 def test_eval_refuses_an_adapter_that_none_of_its_methods_loads(tmp_path):
     """`eval --adapter` with the reader judging would score the reader and label the row as the adapter's."""
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, RunOptions
     from agentkgv.paths import Workspace
-    from agentkgv.pipeline import method_runs, run_eval
+    from agentkgv.commands.verify import method_runs, run_eval
 
-    adapter = RunConfig.load(None).with_options(adapter=tmp_path / "adapter")
+    ws = Workspace(tmp_path / "data", tmp_path / "cache")
+    adapter = RunOptions(adapter=tmp_path / "adapter").apply(RunConfig.load(None))
     with pytest.raises(DataError, match="--judge llm"):
-        run_eval(Workspace(tmp_path / "data", tmp_path / "cache"), adapter, ["agentkgv", "lexical"], ["test_unseen"])
+        run_eval(ws, adapter, ["agentkgv", "lexical"], ["test_unseen"])
     assert not any((tmp_path / "cache").iterdir())  # refused before anything was built
     with pytest.raises(DataError, match="none of lexical"):
-        method_runs(adapter, ["lexical"], trained=True)
+        method_runs(ws, adapter, ["lexical"])
     # A method that loads the LLM reads it: the LLM agent, or a baseline beside the reader agent.
-    assert method_runs(adapter.with_options(judge="llm"), ["agentkgv"], trained=True)[0].llm.adapter == tmp_path / "adapter"
-    assert [c.llm.adapter for c in method_runs(adapter, ["direct", "agentkgv"], trained=True)] == [tmp_path / "adapter"] * 2
+    [agent] = method_runs(ws, RunOptions(judge="llm").apply(adapter), ["agentkgv"])
+    assert agent.config.llm.adapter == tmp_path / "adapter"
+    assert [r.config.llm.adapter for r in method_runs(ws, adapter, ["direct", "agentkgv"])] == [tmp_path / "adapter"] * 2
 
 
 def test_a_demo_with_new_shipped_weights_starts_its_own_run_folder(tmp_path):
     """An upgrade that retrains the shipped adapter in place must not meet the old demo's pinned log (which
     would refuse to resume): the folder name follows the weights, not only the settings."""
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import demo_run_name
+    from agentkgv.config import RunConfig, RunOptions, resolve
+    from agentkgv.commands.verify import demo_run_name
+    from agentkgv.paths import Workspace
 
+    ws = Workspace(tmp_path / "data", tmp_path / "cache")
     adapter = tmp_path / "adapter"
     adapter.mkdir()
     (adapter / "adapter_model.safetensors").write_bytes(b"old weights")
-    run = RunConfig.load(None).with_options(method="agentkgv", judge="llm", adapter=adapter)
-    before = demo_run_name(run)
-    assert demo_run_name(run) == before  # the same demo resumes
+    run = RunOptions(method="agentkgv", judge="llm", adapter=adapter).apply(RunConfig.load(None))
+    before = demo_run_name(resolve(run, ws))
+    assert demo_run_name(resolve(run, ws)) == before  # the same demo resumes
     (adapter / "adapter_model.safetensors").write_bytes(b"new weights")
-    assert demo_run_name(run) != before
-    assert demo_run_name(run.with_options(summarizer="llm")) != demo_run_name(run)
+    assert demo_run_name(resolve(run, ws)) != before
+    assert demo_run_name(resolve(RunOptions(summarizer="llm").apply(run), ws)) != demo_run_name(resolve(run, ws))
 
 
-def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeypatch):
+def test_each_distinct_model_is_loaded_once_and_each_method_gets_its_own(monkeypatch, tmp_path):
     """eval and bench-poison: the trained agent and a baseline in one call run different models."""
-    from agentkgv import pipeline
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.commands import build, verify
+    from agentkgv.config import RunConfig
     from agentkgv.llm.embedded import TRAINED_ADAPTER
     from agentkgv.paths import Workspace
 
     loads = []
 
-    def load_llm(ws, config):  # the real one's contract: no model for the lexical check
+    def load_llm(config):  # the real one's contract: no model for the lexical check
         return None if config.method == "lexical" else loads.append(config.llm.adapter) or object()
 
-    monkeypatch.setattr(pipeline, "load_llm", load_llm)
-    configs = pipeline.method_runs(RunConfig(judge="llm"), ["lexical", "direct", "agentkgv", "single_rag"], trained=True)
-    lexical, direct, agent, rag = pipeline.shared_llms(Workspace(), configs)
+    monkeypatch.setattr(build, "load_llm", load_llm)
+    runs = verify.method_runs(Workspace(tmp_path / "data", tmp_path / "cache"), RunConfig(judge="llm"),
+                              ["lexical", "direct", "agentkgv", "single_rag"])
+    lexical, direct, agent, rag = build.shared_llms([r.config for r in runs])
     assert lexical is None and direct is rag and agent is not direct
     assert loads == [None, Path(TRAINED_ADAPTER)]
 
 
-def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs():
+def test_run_settings_pin_what_decides_a_verdict_and_ignore_operational_knobs(tmp_path):
     from pathlib import Path
 
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, RunOptions, resolve
+    from agentkgv.paths import Workspace
+
+    ws = Workspace(tmp_path / "data", tmp_path / "cache")
+
+    def identity(run: RunConfig, **options) -> dict:
+        return resolve(RunOptions(**options).apply(run), ws, base_model=True).identity()
 
     # The reader's runs are pinned by the reader's weights and settings, not by the LLM's.
-    reading = RunConfig().with_options(embedding_model="m")
-    assert "llm" not in reading.identity() and reading.identity()["reading"]["weights"]
-    assert reading.identity() == reading.with_options(adapter=Path("a")).identity()
+    reading = RunOptions(embedding_model="m").apply(RunConfig())
+    assert "llm" not in identity(reading)["pins"] and identity(reading)["pins"]["readers"]["reader"]
+    assert identity(reading) == identity(reading, adapter=Path("a"))
+    assert identity(reading) == identity(reading.model_copy(update={"llm": reading.llm.model_copy(update={"threads": 3})}))
     with pytest.raises(DataError, match="reader.safetensors"):
-        reading.with_options(reader=Path("no-reader-here")).identity()
+        identity(reading, reader=Path("no-reader-here"))
+    # The run reads back from what it pinned.
+    assert RunConfig.from_identity(identity(reading)).reading == reading.reading
 
-    base = RunConfig().with_options(embedding_model="m", judge="llm")
+    base = RunOptions(embedding_model="m", judge="llm").apply(RunConfig())
     quiet = base.model_copy(update={"llm": base.llm.model_copy(update={"cache": False, "threads": 1})})
-    assert quiet.identity() == base.identity()
-    adapted = base.with_options(adapter=Path("a"))
-    assert adapted.identity()["llm"]["adapter"] == "a" != base.identity()["llm"]["adapter"]
-    assert base.with_options(retriever="dense").identity() != base.identity()
-    assert base.with_options(index="my-docs").identity()["index"] == "my-docs"
+    assert identity(quiet) == identity(base)
+    assert identity(base, adapter=Path("a"))["pins"]["llm"]["adapter"] == "a" != identity(base)["pins"]["llm"]["adapter"]
+    assert identity(base, retriever="dense") != identity(base)
+    with pytest.raises(DataError, match="no index named 'my-docs'"):  # refused before anything loads
+        identity(base, index="my-docs")
     # The lexical check never loads a model, so model options cannot make its runs differ.
-    lexical = base.with_options(method="lexical").identity()
-    assert "llm" not in lexical and lexical == base.with_options(method="lexical", adapter=Path("a")).identity()
-    assert set(lexical) == {"method", "agent", "retriever", "embedding_model", "evidence_guard"}
-    assert (lexical["agent"], lexical["retriever"], lexical["embedding_model"]) == ({"top_k": 5}, "bm25", "m")
+    lexical = identity(base, method="lexical")
+    assert "llm" not in lexical["pins"] and lexical == identity(base, method="lexical", adapter=Path("a"))
+    assert set(lexical) == {"method", "judge", "agent", "retriever", "evidence_guard", "pins"}
+    assert (lexical["agent"], lexical["retriever"]["kind"], lexical["retriever"]["embedding_model"]) == (
+        {"top_k": 5}, "bm25", "m")
     # A baseline is pinned by the agent settings it reads: one only the LLM agent reads leaves its logs
     # resumable, and one it reads does not.
-    ircot = base.with_options(method="ircot")
+    ircot = RunOptions(method="ircot").apply(base)
     renamed = ircot.model_copy(update={"agent": ircot.agent.model_copy(update={"rules": (), "query_chars": 7}),
                                        "summarizer": "llm"})
-    assert renamed.identity() == ircot.identity() and "summarizer" not in ircot.identity()
-    assert ircot.model_copy(update={"agent": ircot.agent.model_copy(update={"max_turns": 3})}).identity() != ircot.identity()
-    assert base.model_copy(update={"agent": base.agent.model_copy(update={"query_chars": 7})}).identity() != base.identity()
+    assert identity(renamed) == identity(ircot) and "summarizer" not in identity(ircot)
+    assert identity(ircot.model_copy(update={"agent": ircot.agent.model_copy(update={"max_turns": 3})})) != identity(ircot)
+    assert identity(base.model_copy(update={"agent": base.agent.model_copy(update={"query_chars": 7})})) != identity(base)
 
 
 def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_passages):
@@ -202,20 +225,22 @@ def test_verify_on_ray_writes_what_the_local_run_writes(tmp_path, data, small_pa
     assert outcomes(outputs["ray"]) == outcomes(outputs["local"]) and len(outcomes(outputs["ray"])) == 3
 
 
-def test_the_evidence_guard_is_pinned_only_when_on_so_older_logs_resume_with_it_off():
-    from agentkgv.agent.run_config import RunConfig
+def test_the_evidence_guard_is_pinned(tmp_path):
+    from agentkgv.config import RunConfig, resolve
+    from agentkgv.paths import Workspace
 
+    ws = Workspace(tmp_path / "data", tmp_path / "cache")
     on = RunConfig(method="lexical")
     off = on.model_copy(update={"evidence_guard": False})
-    assert on.evidence_guard and on.identity()["evidence_guard"] is True
-    assert "evidence_guard" not in off.identity()
+    assert on.evidence_guard and resolve(on, ws).identity()["evidence_guard"] is True
+    assert resolve(off, ws).identity()["evidence_guard"] is False
 
 
 def test_check_compare_and_version(tmp_path, data, small_passages):
     """One triple checked with its evidence; two runs compared triple by triple; the version."""
     from typer.testing import CliRunner
 
-    from agentkgv.cli import app
+    from agentkgv.commands.app import app
 
     cache, graph = user_graph(tmp_path, small_passages,
                               "Allan Peiper,place of birth,Alexandra\nAllan Peiper,place of birth,Melbourne\n")

@@ -19,8 +19,9 @@ import pytest
 import requests
 from typer.testing import CliRunner
 
-from agentkgv.cli import app
-from agentkgv.data.sparql import EmbeddedStore, GraphSelection, HttpEndpoint, SparqlError, names_of, stream_triples
+from agentkgv.commands.app import app
+from agentkgv.data.sparql import GraphSelection, names_of, stream_triples
+from agentkgv.data.sparql_clients import EmbeddedStore, HttpEndpoint, SparqlError
 
 EX = "http://example.org/"
 EVIL = 'Evil" } ; DROP ALL ; INSERT DATA { <http://x/> <http://x/> "pwned" } #'

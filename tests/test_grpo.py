@@ -11,8 +11,9 @@ import pytest
 import torch
 from trl.trainer.utils import selective_log_softmax
 
-from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
-from agentkgv.agent.summarizer import ExtractiveSummarizer
+from agentkgv.llm_agent.agent import AgentKGV
+from agentkgv.llm_agent.config import AgentConfig
+from agentkgv.llm_agent.summarizer import ExtractiveSummarizer
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.train.grpo_math import grpo_loss, group_advantages, reward
 from scripted import ScriptedLLM, answer, search
@@ -132,7 +133,7 @@ def tiny_llm(tiny_model_dir):
 
 
 def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25, tiny_llm):
-    from agentkgv.train.grpo import completion_logps, micro_batches, trajectory_rows
+    from agentkgv.train.grpo_data import completion_logps, micro_batches, trajectory_rows
 
     tokenizer = tiny_llm.tokenizer
     script = [search("Allan Peiper born"), answer("true")]
@@ -140,7 +141,7 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
     verdict = agent.verify(ITEMS[:1])[0]
     rows = trajectory_rows(verdict, 0.7, tiny_llm)
     assert len(rows) == 2 and {r.advantage for r in rows} == {0.7}
-    for row, turn in zip(rows, verdict.trajectory):
+    for row, turn in zip(rows, verdict.turns):
         # The state is exactly what the backend feeds at inference; the action ends with its end-of-turn token.
         assert row.prompt_ids == tokenizer(tiny_llm.render(turn.messages), add_special_tokens=False).input_ids
         assert tokenizer.decode(row.completion_ids) == turn.action_text + "<|im_end|>"
@@ -161,7 +162,7 @@ def test_rows_train_only_the_action_and_padding_keeps_each_rows_logps(small_bm25
 
 
 def test_rows_refuse_a_trajectory_without_generated_ids(small_bm25, tiny_llm):
-    from agentkgv.train.grpo import trajectory_rows
+    from agentkgv.train.grpo_data import trajectory_rows
 
     agent = AgentKGV(ScriptedLLM([answer("true")]), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
                      AgentConfig(rules=("ground_true", "settle_unfounded")))
@@ -184,7 +185,8 @@ def random_adapter(model_dir: Path, folder: Path) -> Path:
 def test_sft_adapter_is_the_start_and_the_frozen_reference(tiny_model_dir, tiny_llm, tmp_path):
     from trl.trainer.utils import use_adapter
 
-    from agentkgv.train.grpo import GRPOSettings, Row, completion_logps, load_policy, micro_batches, update
+    from agentkgv.train.grpo import GRPOSettings, load_policy, update
+    from agentkgv.train.grpo_data import Row, completion_logps, micro_batches
 
     settings = GRPOSettings.model_validate({
         "learning_rate": 1e-2, "updates_per_batch": 2,
@@ -216,11 +218,12 @@ def test_sft_adapter_is_the_start_and_the_frozen_reference(tiny_model_dir, tiny_
 
 
 def test_grpo_trains_logs_plots_saves_a_loadable_adapter_and_resumes(tiny_model_dir, small_bm25, tmp_path):
+    from agentkgv.config import RunOptions
     from agentkgv.llm.transformers_backend import TransformersLLM
     from agentkgv.train.grpo import GRPOSettings, train_grpo
 
     settings = GRPOSettings.load(CONFIGS / "grpo_tiny.toml")
-    settings = settings.model_copy(update={"run": settings.run.with_options(model=str(tiny_model_dir))})
+    settings = settings.model_copy(update={"run": RunOptions(model=str(tiny_model_dir)).apply(settings.run)})
     first = train_grpo(ITEMS, small_bm25, PARAPHRASES, tmp_path, settings)
     log = [json.loads(line) for line in (tmp_path / "grpo_log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2] and first["steps_this_session"] == 2
@@ -239,14 +242,15 @@ def test_grpo_trains_logs_plots_saves_a_loadable_adapter_and_resumes(tiny_model_
 
 
 def test_rollouts_are_group_major_and_the_copies_of_a_triple_diverge(tiny_llm, small_bm25):
-    from agentkgv.train.grpo import GRPOSettings, rollouts
+    from agentkgv.train.grpo import GRPOSettings
+    from agentkgv.train.grpo_data import rollouts
 
     settings = GRPOSettings.model_validate({"group_size": 3, "triples_per_step": 2, "temperature": 1.0,
                                             "run": {"agent": {"max_turns": 2, "rules": ["ground_true", "settle_unfounded"]}}})
     verdicts = rollouts(tiny_llm, small_bm25, PARAPHRASES, ITEMS[:2], settings, step=1)
     assert [v.id for v in verdicts] == [i.id for i in ITEMS[:2] for _ in range(3)]
     assert [v.gold for v in verdicts] == [i.label for i in ITEMS[:2] for _ in range(3)]
-    first_actions = [v.trajectory[0].action_text for v in verdicts[:3]]
+    first_actions = [v.turns[0].action_text for v in verdicts[:3]]
     assert len(set(first_actions)) > 1
 
 
@@ -275,10 +279,13 @@ def test_the_agent_is_set_in_the_run_table_and_a_top_level_model_is_refused(tmp_
 def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_llm, small_passages, data, tmp_path):
     """The acceptance check of one run config: the agent GRPO samples from is the one `agentkgv eval`
     builds from the same RunConfig and workspace, differing only in how it samples."""
-    from agentkgv import pipeline
+    from agentkgv.commands.build import paraphrases, retriever_for
+    from agentkgv.config import resolve
     from agentkgv.paths import Workspace
+    from agentkgv.registry import build_verifier
     from agentkgv.retrieval.bm25 import BM25Retriever
-    from agentkgv.train.grpo import GRPOSettings, rollout_verifier
+    from agentkgv.train.grpo import GRPOSettings
+    from agentkgv.train.grpo_data import rollout_verifier
 
     ws = Workspace(data, tmp_path / "cache")
     BM25Retriever.build(small_passages, ws.indexes / "bm25")
@@ -286,9 +293,10 @@ def test_grpo_rollouts_run_the_agent_eval_builds_from_the_same_run_config(tiny_l
     path.write_text('temperature = 0.9\nseed = 5\n[run]\nsummarizer = "extractive"\n'
                     '[run.agent]\nmax_turns = 3\ntop_k = 2\nmax_passage_words = 30\nrules = []\n')
     settings = GRPOSettings.load(path)
-    [evaluated] = pipeline.method_verifiers(ws, [settings.run], [tiny_llm])
-    # What training.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
-    rolled = rollout_verifier(tiny_llm, pipeline.retriever_for(ws, settings.run.retriever), pipeline.paraphrases(ws),
+    evaluated = build_verifier(resolve(settings.run, ws), retriever_for(ws, settings.run.retriever), paraphrases(ws),
+                               tiny_llm)
+    # What commands.train.grpo hands train_grpo, and train_grpo's rollouts build at step 2.
+    rolled = rollout_verifier(tiny_llm, retriever_for(ws, settings.run.retriever), paraphrases(ws),
                               settings, step=2)
     assert type(rolled) is type(evaluated) and type(rolled.summarizer) is type(evaluated.summarizer)
     assert rolled.paraphrases == evaluated.paraphrases and rolled.paraphrases

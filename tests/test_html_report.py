@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from agentkgv.agent.base import EvidenceRef, Verdict
+from agentkgv.core.verdict import EvidenceRef, Verdict
 from agentkgv.data.records import Triple
 from agentkgv.eval.html_report import highlight, write_report
 

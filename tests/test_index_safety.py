@@ -13,7 +13,8 @@ import pytest
 
 from agentkgv.data.errors import DataError
 from agentkgv.paths import Workspace
-from agentkgv.retrieval.user_index import IndexBusy, live_generation, load_manifest, open_index, update_index
+from agentkgv.retrieval.index_generations import IndexBusy, live_generation
+from agentkgv.retrieval.user_index import load_manifest, open_index, update_index
 from tests.index_crash import Stage, cli, crash_point, environment, run, write_documents
 
 
@@ -90,7 +91,7 @@ def test_a_second_writer_waits_or_is_refused_naming_the_holder(tmp_path, data):
     assert run("index", str(first), "--name", "mine", cache=cache, data=data).returncode == 0
     folder = cache / "indexes" / "mine"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; from agentkgv.retrieval.user_index import "
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from agentkgv.retrieval.index_generations import "
          "writer_lock\nwith writer_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)", str(folder)],
         stdout=subprocess.PIPE, text=True, env=environment())
     try:
@@ -163,38 +164,40 @@ def test_every_method_honours_distrust_and_the_verdict_says_so(tmp_path, data):
     assert record["verdict"] is False and record["evidence"] == []
     assert [(w["source"].endswith("blog/post.txt"), w["why"]) for w in record["withheld"]] == [(True, "distrusted source")]
     pinned = json.loads((tmp_path / "doubted.jsonl.settings.json").read_text())
-    assert pinned["distrust"] == [str((docs / "blog").resolve())]
+    assert pinned["retriever"]["distrust"] == [str((docs / "blog").resolve())]
 
 
 def test_the_llm_answer_cache_lives_under_the_cache_folder_given(tmp_path):
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import with_llm_cache
+    from agentkgv.config import RunConfig, RunOptions, resolve
 
-    run = with_llm_cache(Workspace(cache=tmp_path / "mine"), RunConfig(method="direct"))
+    ws = Workspace(cache=tmp_path / "mine")
+    run = resolve(RunConfig(method="direct"), ws).config
     assert run.llm.cache_path == (tmp_path / "mine" / "llm" / "completions.sqlite").resolve()
-    own = RunConfig(method="direct").with_options(cache=True)
+    own = RunOptions(cache=True).apply(RunConfig(method="direct"))
     own = own.model_copy(update={"llm": own.llm.model_copy(update={"cache_path": tmp_path / "x.sqlite"})})
-    assert with_llm_cache(Workspace(cache=tmp_path / "mine"), own).llm.cache_path == tmp_path / "x.sqlite"
+    assert resolve(own, ws).config.llm.cache_path == tmp_path / "x.sqlite"
 
 
 def test_the_shipped_adapter_passes_the_check_before_loading(tmp_path):
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import check_model
+    from agentkgv.config import RunConfig, RunOptions, resolve
+    from agentkgv.commands.verify import check_model
 
-    check_model(RunConfig(judge="llm").with_trained_adapter())  # named, not a path: the shipped one
+    # named, not a path: the shipped one
+    check_model(resolve(RunConfig(judge="llm"), Workspace(cache=tmp_path / "cache")).config)
     with pytest.raises(DataError, match="no adapter here"):
-        check_model(RunConfig(judge="llm").with_options(adapter=str(tmp_path / "none")))
+        check_model(RunOptions(judge="llm", adapter=str(tmp_path / "none")).apply(RunConfig()))
 
 
 def test_a_runs_own_distrust_joins_the_index_marks(tmp_path):
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import index_run
+    from agentkgv.config import RunConfig, RunOptions, resolve
 
     first, blog, _ = documents(tmp_path)
+    ws = Workspace(cache=tmp_path / "cache")
     manifest = update_index(tmp_path / "index", [first], distrust=[blog]).manifest
-    run = index_run(RunConfig().with_options(distrust=("poison:",)), manifest)
+    run = resolve(RunOptions(distrust=("poison:",), index="index").apply(RunConfig()), ws, manifest=manifest).config
     assert run.retriever.distrust == (str(blog.resolve()), "poison:")
-    assert index_run(RunConfig(), manifest.model_copy(update={"distrusted": []})).retriever.distrust == ()
+    trusting = manifest.model_copy(update={"distrusted": []})
+    assert resolve(RunOptions(index="index").apply(RunConfig()), ws, manifest=trusting).config.retriever.distrust == ()
 
 
 def test_only_what_ranks_above_the_last_passage_shown_is_recorded_as_withheld():
@@ -236,16 +239,21 @@ def test_a_query_whose_top_passages_are_all_withheld_still_gets_k():
 def test_an_index_says_whether_its_documents_state_every_true_triple(tmp_path):
     """`index --absence false`: a run over it counts silence against a triple, unless the run says otherwise;
     the setting is part of the index's fingerprint, so a run resumed across the change is refused."""
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import index_run
+    from agentkgv.config import RunConfig, RunOptions, resolve
+
+    ws = Workspace(cache=tmp_path / "cache")
+
+    def absence(manifest, **options) -> str:
+        run = RunOptions(index="index", **options).apply(RunConfig())
+        return resolve(run, ws, manifest=manifest).config.reading.absence
 
     first, _, _ = documents(tmp_path)
     built = update_index(tmp_path / "index", [first])
-    assert index_run(RunConfig(), built.manifest).reading.absence == "unknown"
+    assert absence(built.manifest) == "unknown"
     complete = update_index(tmp_path / "index", absence="false")
     assert complete.manifest.fingerprint != built.manifest.fingerprint and complete.passages == built.passages
-    assert index_run(RunConfig(), complete.manifest).reading.absence == "false"
-    assert index_run(RunConfig().with_options(absence="unknown"), complete.manifest).reading.absence == "unknown"
+    assert absence(complete.manifest) == "false"
+    assert absence(complete.manifest, absence="unknown") == "unknown"
     with pytest.raises(DataError, match="'false' or 'unknown'"):
         update_index(tmp_path / "index", absence="maybe")
 
@@ -254,14 +262,14 @@ def test_eval_over_a_document_index_reads_it_as_verify_does(tmp_path, data, smal
     """An index named in the run config: its distrust marks and fingerprint are pinned in every log."""
     import shutil
 
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.pipeline import run_eval
+    from agentkgv.config import RunConfig, RunOptions
+    from agentkgv.commands.verify import run_eval
 
     first, blog, _ = documents(tmp_path)
     ws = Workspace(data, tmp_path / "cache")
     shutil.copytree(small_benchmark[0], ws.benchmark)
     built = update_index(ws.cache / "indexes" / "mine", [first], distrust=[blog])
-    run_eval(ws, RunConfig().with_options(index="mine"), ["lexical"], ["test_unseen"], limit=4, run_name="over-mine")
+    run_eval(ws, RunOptions(index="mine").apply(RunConfig()), ["lexical"], ["test_unseen"], limit=4, run_name="over-mine")
     pinned = json.loads((ws.runs / "over-mine" / "lexical.test_unseen.jsonl.settings.json").read_text())
-    assert pinned["index"] == {"name": "mine", "fingerprint": built.manifest.fingerprint}
-    assert pinned["distrust"] == [str(blog.resolve())]
+    assert pinned["pins"]["index"] == {"name": "mine", "fingerprint": built.manifest.fingerprint}
+    assert pinned["retriever"]["distrust"] == [str(blog.resolve())]

@@ -190,8 +190,8 @@ def test_llamacpp_backend_constrained_batch():
 
 def test_verdict_confidence_is_the_constrained_token_probability(tiny):
     """Under a schema that allows only true/false at the verdict, the two probabilities sum to one."""
-    from agentkgv.agent.actions import verdict_confidence
-    from agentkgv.agent.prompts import verdict_schema
+    from agentkgv.llm.answers import verdict_confidence
+    from agentkgv.baselines.prompts import verdict_schema
 
     prompts = [[{"role": "user", "content": f"Is claim {i} true?"}] for i in range(3)]
     for seed in (1, 2):

@@ -47,8 +47,9 @@ def test_shipped_trained_adapter_searches_before_judging(small_bm25, tmp_path):
     learned the framework's first move, which the untrained model skips: search, then judge."""
     from pathlib import Path
 
-    from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
-    from agentkgv.agent.summarizer import ExtractiveSummarizer
+    from agentkgv.llm_agent.agent import AgentKGV
+    from agentkgv.llm_agent.config import AgentConfig
+    from agentkgv.llm_agent.summarizer import ExtractiveSummarizer
     from agentkgv.data.records import LabeledTriple, Triple
     from agentkgv.llm.embedded import TRAINED_ADAPTER
 
@@ -58,6 +59,6 @@ def test_shipped_trained_adapter_searches_before_judging(small_bm25, tmp_path):
                      AgentConfig(max_turns=3))  # the last turn must judge: bounds the cost on a CPU
     triple = LabeledTriple("t", Triple("Allan Peiper", "place of birth", "Alexandra", "P19"), True)
     [verdict] = agent.verify([triple])
-    actions = [turn.action.kind for turn in verdict.trajectory]
+    actions = [turn.action.kind for turn in verdict.turns]
     assert actions[0] == "search" and actions[-1] == "answer", actions
     assert verdict.verdict is not None and verdict.search_calls >= 1

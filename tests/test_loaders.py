@@ -16,7 +16,8 @@ from agentkgv.data.predicates import load_predicates, template_phrase
 from agentkgv.data.redocred import iter_redocred_documents
 from agentkgv.data.tekgen import iter_tekgen_facts, iter_tekgen_sentences, repair_mojibake
 from agentkgv.data.trex_json import iter_trex_documents, split_sentences
-from agentkgv.data.user_formats import SUPPORTED_FORMATS, predicate_words, read_triples
+from agentkgv.data.rdf_graphs import predicate_words
+from agentkgv.data.user_formats import SUPPORTED_FORMATS, read_triples
 from agentkgv.paths import data_dir
 
 DATA = data_dir()

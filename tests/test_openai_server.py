@@ -99,7 +99,7 @@ def test_json_schema_batch(base_url):
 
 
 def _direct(url: str, max_retries: int):
-    from agentkgv.agent.baselines import DirectLLM
+    from agentkgv.baselines.single_pass import DirectLLM
 
     llm = OpenAILLM("smollm2", base_url=url, concurrency=2, timeout_s=60, max_retries=max_retries,
                     schema_style="json_object")
@@ -118,7 +118,7 @@ def _ids(log: Path) -> list[str]:
 
 
 def test_fault_run_through_a_flaky_server_loses_and_duplicates_nothing(base_url, tmp_path):
-    from agentkgv.eval.runner import errors_path, run_verifier
+    from agentkgv.core.runner import errors_path, run_verifier
     from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
 
     items, log = _triples(8), tmp_path / "run.jsonl"
@@ -134,7 +134,7 @@ def test_fault_run_through_a_flaky_server_loses_and_duplicates_nothing(base_url,
 
 
 def test_a_server_that_always_fails_stops_no_run_and_a_resume_completes_it(base_url, tmp_path):
-    from agentkgv.eval.runner import errors_path, run_verifier
+    from agentkgv.core.runner import errors_path, run_verifier
     from agentkgv.llm.base import LLMError
     from agentkgv.llm.fault_proxy import FaultConfig, FaultProxy
 

@@ -7,15 +7,19 @@ import math
 import numpy as np
 import pytest
 
-from agentkgv.agent.absence import AbsenceIsUnknown
-from agentkgv.agent.base import Finding
-from agentkgv.agent.calibration import Calibration, Evidence
-from agentkgv.agent.claims import Claim, Kind, name_forms
-from agentkgv.agent.relation_cues import RelationCues, stems
-from agentkgv.agent.relation_facts import RelationFacts, shipped_table
-from agentkgv.agent.reader import CrossEncoderReader, shipped_reader_dir
-from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-from agentkgv.agent.values import Date, dates_in, numbers_in, parse_date, parse_number
+from agentkgv.reader_agent.absence import AbsenceIsUnknown
+from agentkgv.core.verdict import Finding
+from agentkgv.reader_agent.calibration import Calibration, Evidence
+from agentkgv.reader_agent.claims import Claim, Kind, name_forms
+from agentkgv.reader_agent.relation_cues import RelationCues, stems
+from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
+from agentkgv.reader_agent.reader import CrossEncoderReader
+from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
+from agentkgv.reader_agent.agent import ReadingAgent
+from agentkgv.reader_agent.config import ReadingConfig
+from agentkgv.reader_agent.judges import ReaderJudge
+from agentkgv.reader_agent.trace import ReadingTrace
+from agentkgv.reader_agent.values import Date, dates_in, numbers_in, parse_date, parse_number
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.data.text import folded_words
@@ -47,8 +51,8 @@ class WordReader:
 def agent_over(tmp_path, texts: list[str], absence: str = "unknown", reader=None, calibration=CALIBRATION,
                relations: RelationFacts = PLACES) -> ReadingAgent:
     index = BM25Retriever.build([Passage(f"p{i}", t) for i, t in enumerate(texts)], tmp_path / "bm25")
-    return ReadingAgent(index, reader or WordReader(), calibration, {}, ReadingConfig(absence=absence, prior=0.6),
-                        relations=relations)
+    return ReadingAgent(index, ReaderJudge(reader or WordReader(), calibration), {},
+                        ReadingConfig(absence=absence, prior=0.6), relations=relations)
 
 
 def born(obj: str, subject: str = "Mark Hamill") -> LabeledTriple:
@@ -60,7 +64,7 @@ def test_another_value_of_a_one_valued_relation_contradicts_and_is_cited(tmp_pat
     verdict = agent.verify([born("London")])[0]
     assert verdict.outcome == Finding.CONTRADICTED.value and verdict.verdict is False
     assert verdict.stated_instead == "Cheltenham"  # not Gloucestershire: that is where Cheltenham lies
-    read = {pid for turn in verdict.trajectory for pid in turn.retrieved}
+    read = {pid for step in verdict.trace.steps for pid in step.retrieved}
     assert verdict.evidence[0].id == "p0" and verdict.evidence[0].id in read
     assert verdict.p_true <= 0.6
 
@@ -149,10 +153,10 @@ shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").e
 
 @shipped
 def test_the_shipped_reader_reads_cheltenham_as_contradicting_london(tmp_path):
-    folder = shipped_reader_dir()
+    folder = ReaderFolder.shipped()
     agent = agent_over(tmp_path, ["Gustav Holst was born in Cheltenham, Gloucestershire, in 1874.",
                                   "Gustav Holst taught music at a school in Hammersmith."],
-                       reader=CrossEncoderReader(folder), calibration=Calibration.read(folder))
+                       reader=CrossEncoderReader(folder), calibration=folder.calibrated)
     london, cheltenham = agent.verify([born("London", "Gustav Holst"), born("Cheltenham", "Gustav Holst")])
     assert london.outcome == Finding.CONTRADICTED.value and london.stated_instead == "Cheltenham"
     assert london.evidence[0].text.startswith("Gustav Holst was born in Cheltenham")
@@ -164,9 +168,9 @@ def test_the_shipped_reader_reads_cheltenham_as_contradicting_london(tmp_path):
 def test_died_in_london_does_not_say_born_in_london_with_the_shipped_reader(tmp_path):
     """The shipped reader alone scores "died in London" as a birth there; the cues of the relations the facts
     files hold (a place of death is a place of birth's rival) take that support away."""
-    folder = shipped_reader_dir()
+    folder = ReaderFolder.shipped()
     agent = agent_over(tmp_path, ["Gustav Holst died in London on 25 May 1934.", "London is the capital of England."],
-                       reader=CrossEncoderReader(folder), calibration=Calibration.read(folder),
+                       reader=CrossEncoderReader(folder), calibration=folder.calibrated,
                        relations=RelationFacts.load(data_dir()))
     born_there, died_there = agent.verify([born("London", "Gustav Holst"),
                                            LabeledTriple("d", Triple("Gustav Holst", "place of death", "London"))])
@@ -175,12 +179,12 @@ def test_died_in_london_does_not_say_born_in_london_with_the_shipped_reader(tmp_
 
 
 def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contradiction_ratio():
-    from agentkgv.agent.base import Verdict
+    from agentkgv.core.verdict import Verdict
     from agentkgv.train.calibrate import fit_contradiction_ratio, fit_silence
     from agentkgv.train.learn import MIN_PRIOR_REVIEWS, learned_prior
 
     silent = [Verdict(f"t{i}", Triple("a", "b", f"c{i}"), None, "agentkgv", outcome=Finding.NOT_ENOUGH_EVIDENCE.value,
-                      reading=Evidence()) for i in range(12)]
+                      trace=ReadingTrace(Evidence())) for i in range(12)]
     labels = [True] * 9 + [False] * 3
     # Nothing read halves the odds at an even coverage, so a 10-in-14 share true needs prior odds of 5.
     assert learned_prior(silent, labels, CALIBRATION) == pytest.approx(5 / 6, abs=1e-3)
@@ -231,7 +235,7 @@ def test_what_an_rdf_graph_gives_is_read_as_its_labels_say():
 
 
 def test_compare_counts_a_difference_of_verdict_or_of_reason_not_an_outcome_one_method_lacks():
-    from agentkgv.agent.base import Verdict
+    from agentkgv.core.verdict import Verdict
     from agentkgv.eval.compare import compare_runs
 
     triple = Triple("Mark Hamill", "place of birth", "Oakland")
@@ -246,3 +250,21 @@ def test_compare_counts_a_difference_of_verdict_or_of_reason_not_an_outcome_one_
     assert [d.id for d in compared.differences] == ["b"] and compared.agree == 2
     silent = {"c": verdict("c", False, "not enough evidence")}  # absence counted: false, for another reason
     assert [d.id for d in compare_runs(reader, silent).differences] == ["c"]
+
+
+def test_the_silence_rates_count_the_silent_verdicts_by_whether_a_passage_named_the_subject():
+    from agentkgv.core.verdict import Verdict
+    from agentkgv.reader_agent.calibration import Evidence
+    from agentkgv.reader_agent.trace import ReadingTrace
+    from agentkgv.train.calibrate import fit_silence
+
+    def silent(gold: bool, named_subject: bool) -> Verdict:
+        return Verdict("t", Triple("a", "b", "c"), None, "agentkgv", gold=gold, outcome=Finding.NOT_ENOUGH_EVIDENCE.value,
+                       trace=ReadingTrace(Evidence(named_subject=named_subject)))
+
+    lacking = [silent(True, False), silent(True, False), silent(False, True)]
+    holding = [silent(True, True)]
+    unnamed, named = fit_silence(lacking, holding)
+    # (lacking true, holding true, lacking false, holding false), each (silent + 0.5) / (all + 1)
+    assert unnamed == (round(2.5 / 3, 4), 0.25, 0.25, 0.5)
+    assert named == (round(0.5 / 3, 4), 0.75, 0.75, 0.5)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentkgv.agent.base import Verdict
-from agentkgv.agent.lexical import LexicalVerifier
+from agentkgv.core.verdict import Verdict
+from agentkgv.baselines.lexical import LexicalVerifier
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Example, Triple
 from agentkgv.eval.poison import KINDS, attack_row, build_poisoned_index, make_poisons

@@ -11,9 +11,10 @@ import json
 
 import pytest
 
-from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
-from agentkgv.agent.prompts import action_schema
-from agentkgv.agent.summarizer import ExtractiveSummarizer
+from agentkgv.llm_agent.agent import AgentKGV
+from agentkgv.llm_agent.config import AgentConfig
+from agentkgv.llm_agent.prompts import action_schema
+from agentkgv.llm_agent.summarizer import ExtractiveSummarizer
 from agentkgv.data.co_mention import ObjectNames, find_co_mentions
 from agentkgv.data.records import Example, Fact, Triple
 from agentkgv.train.privileged import PrivilegedTeacher, privileges
@@ -49,12 +50,12 @@ def test_teacher_verdicts_follow_what_the_student_can_read(small_bm25):
     positive, negative = teacher_agent(small_bm25, [POSITIVE, NEGATIVE]).verify(
         [POSITIVE.as_labeled(), NEGATIVE.as_labeled()])
     assert positive.verdict is True and negative.verdict is False
-    assert positive.trajectory[0].action.query == "Allan Peiper place of birth Alexandra"  # s,p,o first
+    assert positive.turns[0].action.query == "Allan Peiper place of birth Alexandra"  # s,p,o first
     # A true verdict cites a shown passage that names both; the hard negative's, one with the true object.
     assert positive.evidence and all("Peiper" in e.text and "Alexandra" in e.text for e in positive.evidence)
     assert all("Alexandra" in e.text for e in negative.evidence)
     for verdict in (positive, negative):
-        shown = verdict.trajectory[-2].retrieved
+        shown = verdict.turns[-2].retrieved
         assert {e.id for e in verdict.evidence} <= set(shown)
 
 
@@ -62,22 +63,22 @@ def test_sft_states_equal_what_the_agent_builds_at_inference(small_bm25):
     """Every pair's state is the context a deployed agent builds when it takes the teacher's actions."""
     for taught in teacher_agent(small_bm25, [POSITIVE, NEGATIVE]).verify(
             [POSITIVE.as_labeled(), NEGATIVE.as_labeled()]):
-        actions = [json.loads(turn.action_text) for turn in taught.trajectory]
+        actions = [json.loads(turn.action_text) for turn in taught.turns]
         student = AgentKGV(ScriptedLLM(actions), small_bm25, ExtractiveSummarizer(), PARAPHRASES,
                            STUDENT).verify([POSITIVE.as_labeled() if taught.gold else NEGATIVE.as_labeled()])[0]
         pairs = sft_pairs(taught, "all")
-        assert len(pairs) == len(student.trajectory) == len(taught.trajectory)
-        assert [p.prompt for p in pairs] == [turn.messages for turn in student.trajectory]
-        assert [p.completion for p in pairs] == [turn.action_text for turn in taught.trajectory]
+        assert len(pairs) == len(student.turns) == len(taught.turns)
+        assert [p.prompt for p in pairs] == [turn.messages for turn in student.turns]
+        assert [p.completion for p in pairs] == [turn.action_text for turn in taught.turns]
         assert student.verdict == taught.verdict
 
 
 def test_the_teacher_command_plays_every_turn_under_the_default_run_config(small_bm25, tmp_path):
     """A deployed agent's rules open the search and settle "false" without a model; in a teacher run they would
     take the teacher's turns, and its data would lose the routing pairs and the rewrites before a "false"."""
-    from agentkgv.agent.base import RULE
-    from agentkgv.agent.run_config import RunConfig
-    from agentkgv.eval.runner import load_run
+    from agentkgv.core.trace import RULE
+    from agentkgv.config import RunConfig
+    from agentkgv.core.runner import load_run
     from agentkgv.train.teacher import TeacherConfig, run_teacher, teacher_logs
 
     assert RunConfig().agent.rules == ("open_with_triple", "ground_true", "settle_unfounded")  # the defaults this guards
@@ -86,7 +87,7 @@ def test_the_teacher_command_plays_every_turn_under_the_default_run_config(small
     verdicts = [v for _, log in teacher_logs(tmp_path) for v in load_run(log).values()]
     assert len(verdicts) == 2
     for verdict in verdicts:
-        assert all(turn.finish_reason != RULE for turn in verdict.trajectory)
+        assert all(turn.finish_reason != RULE for turn in verdict.turns)
         assert sft_pairs(verdict, "all")[0].kind == "routing"
 
 
@@ -132,7 +133,8 @@ def test_co_mention_candidates_exclude_known_objects_containers_and_common_words
 
 
 def test_co_mention_negatives_are_in_the_train_split_and_never_known_facts(small_benchmark, data):
-    from agentkgv.data.benchmark import KnownPositives, load_split
+    from agentkgv.data.benchmark import load_split
+    from agentkgv.data.hard_negatives import KnownPositives
     from agentkgv.data.lama import iter_known_triples
 
     out, _ = small_benchmark

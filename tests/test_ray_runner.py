@@ -11,12 +11,12 @@ from itertools import islice
 import pytest
 import ray
 
-from agentkgv.agent.factory import build_verifier
-from agentkgv.agent.run_config import RunConfig
+from agentkgv.config import ResolvedRun, RunConfig
+from agentkgv.registry import RunSpec, build_verifier
 from agentkgv.data.lama import iter_evidence_facts
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.ray_runner import RayOptions, RayVerifier, VerifierSpec
-from agentkgv.eval.runner import load_run, run_verifier
+from agentkgv.core.ray_runner import RayOptions, RayVerifier
+from agentkgv.core.runner import load_run, run_verifier
 from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.retrieval.factory import load_retriever
 
@@ -30,10 +30,10 @@ def local_ray():
 
 
 @pytest.fixture(scope="module")
-def lexical_spec(small_passages, tmp_path_factory) -> VerifierSpec:
+def lexical_spec(small_passages, tmp_path_factory) -> RunSpec:
     root = tmp_path_factory.mktemp("index")
     BM25Retriever.build(small_passages, root / "bm25")
-    return VerifierSpec(run=RunConfig(method="lexical"), index_root=root, paraphrases={})
+    return RunSpec(run=RunConfig(method="lexical"), index_root=root, paraphrases={})
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def _outcomes(log) -> dict[str, tuple]:
 @pytest.fixture(scope="module")
 def local_outcomes(lexical_spec, items, tmp_path_factory) -> dict[str, tuple]:
     spec = lexical_spec
-    verifier = build_verifier(spec.run, load_retriever(spec.run.retriever, spec.index_root), spec.paraphrases)
+    verifier = build_verifier(ResolvedRun(spec.run), load_retriever(spec.run.retriever, spec.index_root), spec.paraphrases)
     log = tmp_path_factory.mktemp("local") / "run.jsonl"
     run_verifier(verifier, items, log, batch_size=5)
     return _outcomes(log)
@@ -63,7 +63,8 @@ def local_outcomes(lexical_spec, items, tmp_path_factory) -> dict[str, tuple]:
 
 def test_ray_run_writes_the_local_runs_log_and_resumes_it(local_ray, lexical_spec, items, local_outcomes, tmp_path):
     log = tmp_path / "run.jsonl"
-    local = build_verifier(lexical_spec.run, load_retriever(lexical_spec.run.retriever, lexical_spec.index_root), {})
+    local = build_verifier(ResolvedRun(lexical_spec.run), load_retriever(lexical_spec.run.retriever,
+                                                                         lexical_spec.index_root), {})
     run_verifier(local, items[:10], log, batch_size=5)  # a local run stopped part way
     with RayVerifier(lexical_spec, RayOptions(workers=2)) as verifier:
         assert verifier.name == "lexical" and verifier.llm_name is None

@@ -7,10 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from agentkgv.agent.base import Verdict
-from agentkgv.agent.calibration import Calibration, Evidence, Outcome
-from agentkgv.agent.reader import CrossEncoderReader, reader_view, shipped_reader_dir
-from agentkgv.agent.reading import ReadingAgent, ReadingConfig
+from agentkgv.core.verdict import Verdict
+from agentkgv.reader_agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.reader_agent.reader import CrossEncoderReader, reader_view
+from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, ReaderFolder, shipped_reader_dir
+from agentkgv.reader_agent.agent import ReadingAgent
+from agentkgv.reader_agent.config import ReadingConfig
+from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.data.benchmark import load_split, triple_key
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Passage, Triple
@@ -22,6 +25,7 @@ from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.retrieval.guard import DistrustedSource
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs
+from agentkgv.reader_agent.trace import by_rare_reader
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
 
@@ -53,21 +57,21 @@ def item(obj: str, label: bool | None = None) -> LabeledTriple:
 
 
 def test_the_agent_stops_at_support_and_rewrites_without_it(tiny_index):
-    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig(max_searches=3))
+    agent = ReadingAgent(tiny_index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig(max_searches=3))
     leeds, york, paris = agent.verify([item("Leeds"), item("York"), item("Paris")])
     assert leeds.verdict is True and leeds.search_calls == 1  # P(3) = 0.95 >= true_at: no more searching
     assert york.search_calls == 3 and york.undecided and york.verdict is None  # P(0) = 0.5: in the band
     assert paris.verdict is False and not paris.undecided and paris.search_calls == 3
     assert math.isclose(york.p_true, 0.5) and leeds.confidence == pytest.approx(0.9526, abs=1e-4)
-    queries = [turn.action.query for turn in york.trajectory]
+    queries = [step.query for step in york.trace.steps]
     assert queries == ["Ada Smith place of birth York", "Ada Smith"] + queries[2:] and len(set(queries)) == 3
 
 
 def test_cited_passages_are_ones_the_agent_read(tiny_index):
-    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig(max_searches=2))
+    agent = ReadingAgent(tiny_index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig(max_searches=2))
     verdicts = agent.verify([item("Leeds"), item("York"), item("Paris")])
     for verdict in verdicts:
-        seen = {pid for turn in verdict.trajectory for pid in turn.retrieved}
+        seen = {pid for step in verdict.trace.steps for pid in step.retrieved}
         assert verdict.evidence and {e.id for e in verdict.evidence} <= seen
     # The best-supported passage comes first: the one that states the birth, not one merely naming Leeds.
     assert verdicts[0].evidence[0].id == "p0"
@@ -75,7 +79,7 @@ def test_cited_passages_are_ones_the_agent_read(tiny_index):
 
 
 def test_not_enough_evidence_reaches_the_review_queue(tiny_index, tmp_path):
-    agent = ReadingAgent(tiny_index, WordReader(), CALIBRATION, {}, ReadingConfig())
+    agent = ReadingAgent(tiny_index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig())
     verdicts = agent.verify([item("Leeds"), item("York")])
     sure = Verdict("x", Triple("a", "b", "c"), True, "agentkgv", confidence=0.99)
     queue = review_queue([*verdicts, sure], below=0.7)
@@ -91,19 +95,19 @@ def test_a_distrusted_source_alone_never_decides_a_verdict(tmp_path):
                 Passage("p1", "Ada Smith taught in York.", source="doc:/docs/records/ada.txt")]
     index = BM25Retriever.build(passages, tmp_path / "bm25")
     blog = DistrustedSource(("/docs/blog",))
-    doubted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(), distrusted=blog).verify([item("Leeds")])[0]
+    doubted = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig(), distrusted=blog).verify([item("Leeds")])[0]
     assert doubted.undecided and doubted.verdict is None and doubted.p_true < CALIBRATION.true_at
     assert doubted.evidence[0].id == "p0" and doubted.evidence[0].source == "doc:/docs/blog/post.html"
     # The verdict says which source was kept from deciding it.
     assert [(w.id, w.why) for w in doubted.withheld] == [("p0", "distrusted source")]
-    trusted = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Leeds")])[0]
+    trusted = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig()).verify([item("Leeds")])[0]
     assert trusted.verdict is True and trusted.withheld == []
     # A folder is distrusted with what lies below it, not a sibling that shares its name's start.
     marks = DistrustedSource(("/docs/blog", "poison:"))
     assert marks.covers("doc:/docs/blog/a.txt") and marks.covers("poison:instruction")
     assert not marks.covers("doc:/docs/blog2/a.txt") and not marks.covers("doc:/docs/blog.html")
     # A triple no source supports stays false: distrust sends to review only what it alone would decide.
-    paris = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(), distrusted=blog).verify([item("Paris")])[0]
+    paris = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig(), distrusted=blog).verify([item("Paris")])[0]
     assert paris.verdict is False
 
 
@@ -294,7 +298,7 @@ def test_rare_relation_pairs_hold_only_relations_the_reader_barely_learned():
 
 
 def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
-    from agentkgv.train.reader import ReaderSettings, train_reader
+    from agentkgv.train.reader_trainer import ReaderSettings, train_reader
 
     pairs = [ReaderPair(Triple("Ada Smith", "place of birth", obj), f"Ada Smith was born in {town}.", "", float(obj == town),
                         "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
@@ -306,14 +310,16 @@ def test_a_reader_training_run_resumes_from_its_checkpoint(tmp_path):
     assert second["resumed_from"] and second["resumed_from"].endswith("checkpoint-2") and second["steps"] == 2
     # The saved reader reloads over the base and scores.
     Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
-    scores = CrossEncoderReader(tmp_path / "reader").score([(pairs[0].triple, pairs[0].text, "")])
+    scores = CrossEncoderReader(ReaderFolder.open(tmp_path / "reader")).score([(pairs[0].triple, pairs[0].text, "")])
     assert scores.shape == (1,) and np.isfinite(scores).all()
 
 
 def test_a_reader_is_built_on_the_base_its_card_names_and_ships_without_the_word_table(tmp_path, monkeypatch):
-    from agentkgv.agent import reader as reader_module
-    from agentkgv.agent.reader import MINILM_BASE, MPNET_BASE, ReaderCard, assembled_mpnet, base_model_path, frozen
-    from agentkgv.train.reader import ReaderSettings, train_reader
+    from agentkgv.reader_agent import reader as reader_module
+    from agentkgv.reader_agent.reader import frozen
+    from agentkgv.reader_agent.reader_folder import ReaderCard
+    from agentkgv.encoders import MINILM_BASE, MPNET_BASE, assembled_mpnet, base_model_path
+    from agentkgv.train.reader_trainer import ReaderSettings, train_reader
 
     # Both encoders' word tables stay frozen and unshipped; nothing else does.
     assert frozen("bert.embeddings.word_embeddings.weight") and frozen("mpnet.embeddings.word_embeddings.weight")
@@ -334,13 +340,13 @@ def test_a_reader_is_built_on_the_base_its_card_names_and_ships_without_the_word
     built = []
     original = reader_module.base_cross_encoder
     monkeypatch.setattr(reader_module, "base_cross_encoder", lambda base: built.append(base) or original(base))
-    reader = CrossEncoderReader(tmp_path / "reader")
+    reader = CrossEncoderReader(ReaderFolder.open(tmp_path / "reader"))
     assert built == [MINILM_BASE] and not reader.bf16  # trained in fp32, read in fp32
     assert MPNET_BASE in ReaderSettings.model_fields["base"].annotation.__args__
 
 
 def test_a_second_reader_stage_starts_from_the_first(tmp_path):
-    from agentkgv.train.reader import ReaderSettings, train_reader
+    from agentkgv.train.reader_trainer import ReaderSettings, train_reader
 
     pairs = [ReaderPair(Triple("Ada Smith", "place of birth", obj), f"Ada Smith was born in {town}.", "", float(obj == town),
                         "evidence") for obj in ("Leeds", "York") for town in ("Leeds", "York", "Hull", "Bath")]
@@ -348,7 +354,7 @@ def test_a_second_reader_stage_starts_from_the_first(tmp_path):
     def scores(run: str, **settings) -> np.ndarray:
         train_reader(pairs, {}, tmp_path / run, ReaderSettings(batch_size=4, max_pairs=8, name="tiny", **settings))
         Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / run / "reader")
-        return CrossEncoderReader(tmp_path / run / "reader").score([(p.triple, p.text, "") for p in pairs])
+        return CrossEncoderReader(ReaderFolder.open(tmp_path / run / "reader")).score([(p.triple, p.text, "") for p in pairs])
 
     first = scores("first", learning_rate=5e-3)
     # With a vanishing step, a stage from the first ends where the first did; one from the bare base does not.
@@ -357,9 +363,9 @@ def test_a_second_reader_stage_starts_from_the_first(tmp_path):
 
 
 def test_a_reader_reads_the_relation_glosses_it_was_trained_with(tmp_path):
-    from agentkgv.agent.reader import claim_text, gloss_of
+    from agentkgv.reader_agent.reader import claim_text, gloss_of
     from agentkgv.data.predicates import PredicateInfo, gloss_table, relation_gloss
-    from agentkgv.train.reader import ReaderSettings, train_reader
+    from agentkgv.train.reader_trainer import ReaderSettings, train_reader
 
     has_part = PredicateInfo("P527", "has part", 'part of this subject; inverse property of "part of" (P361).',
                              aliases=("composed of", "contains"), templates=("[X] consists of [Y] .",))
@@ -380,7 +386,7 @@ def test_a_reader_reads_the_relation_glosses_it_was_trained_with(tmp_path):
                         float(obj == part), "evidence") for obj in ("wool", "silk") for part in ("wool", "silk")]
     train_reader(pairs, glosses, tmp_path, ReaderSettings(batch_size=4, max_pairs=4, name="tiny"))
     Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.5, false_at=0.5).save(tmp_path / "reader")
-    reader = CrossEncoderReader(tmp_path / "reader")
+    reader = CrossEncoderReader(ReaderFolder.open(tmp_path / "reader"))
     assert reader.glosses == glosses  # shipped beside the weights, so the claims read as in training
     glossed = reader.score([(pairs[0].triple, pairs[0].text, "")])
     reader.glosses = {}
@@ -398,7 +404,7 @@ property_swap_weakness = pytest.mark.xfail(
 @shipped
 @property_swap_weakness
 def test_the_shipped_reader_reads_the_relation_not_only_the_names():
-    reader = CrossEncoderReader()
+    reader = CrossEncoderReader(ReaderFolder.shipped())
     passage = "Gustav Holst died in London on 25 May 1934, and he was born in Cheltenham."
     death = Triple("Gustav Holst", "place of death", "London")
     birth = Triple("Gustav Holst", "place of birth", "London")
@@ -413,8 +419,8 @@ HOLST = "Gustav Holst died in London on 25 May 1934. He was born in Cheltenham, 
 def shipped_agent(tmp_path, other: str) -> ReadingAgent:
     """The shipped reader and calibration over a two-passage index: Holst's sentence and `other`."""
     retriever = BM25Retriever.build([Passage("p1", HOLST), Passage("p2", other)], tmp_path / "bm25")
-    folder = shipped_reader_dir()
-    return ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+    folder = ReaderFolder.shipped()
+    return ReadingAgent(retriever, ReaderJudge(CrossEncoderReader(folder), folder.calibrated), {}, ReadingConfig())
 
 
 @shipped
@@ -467,20 +473,19 @@ class NamedReader(WordReader):
 def test_a_relation_the_reader_rarely_learned_goes_to_the_rare_relation_judge_with_its_calibration(tiny_index):
     """`place of birth` (by its id, or by words the counts know as its alias) the main reader learned from 40
     facts; `native language` from 2, and `employer` never: those two are read and decided by the other judge."""
-    from agentkgv.agent.reading import Judge, RareRelations
-
     strict = Calibration(weights=(1.0, 0.0, 0.0), intercept=-4.0, true_at=0.8, false_at=0.5)
     counts = {"P19": 40, "place of birth": 40, "birth place": 40, "P103": 2}
-    rare = RareRelations(Judge(NamedReader("rare-reader", 0.5), strict), counts, below=10)
-    agent = ReadingAgent(tiny_index, NamedReader("main-reader", 0.0), CALIBRATION, {}, ReadingConfig(max_searches=1), rare)
+    rare = RareRelations(ReaderJudge(NamedReader("rare-reader", 0.5), strict), counts, below=10)
+    agent = ReadingAgent(tiny_index, ReaderJudge(NamedReader("main-reader", 0.0), CALIBRATION), {},
+                         ReadingConfig(max_searches=1), rare)
     triples = [Triple("Ada Smith", "place of birth", "Leeds", predicate_id="P19"),
                Triple("Ada Smith", "birth place", "Leeds"),
                Triple("Ada Smith", "native language", "Leeds", predicate_id="P103"),
                Triple("Ada Smith", "employer", "Leeds")]
     verdicts = agent.verify([LabeledTriple(f"t{i}", t) for i, t in enumerate(triples)])
-    readers = [v.trajectory[0].reasoning.split("(reader ")[1].split(")")[0] for v in verdicts]
+    readers = [v.trace.steps[0].note.split("(reader ")[1].split(")")[0] for v in verdicts]
     assert readers == ["main-reader", "main-reader", "rare-reader", "rare-reader"]
-    assert [v.rare_relation for v in verdicts] == [False, False, True, True]
+    assert [by_rare_reader(v) for v in verdicts] == [False, False, True, True]
     # The same passage: support 3 under the main calibration (true), 3.5 - 4 under the rare one (false).
     assert [v.verdict for v in verdicts] == [True, True, False, False]
     assert verdicts[2].p_true == pytest.approx(1 / (1 + math.exp(0.5)), abs=1e-4)
@@ -489,7 +494,7 @@ def test_a_relation_the_reader_rarely_learned_goes_to_the_rare_relation_judge_wi
 
 def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
     from agentkgv.data.predicates import PredicateInfo
-    from agentkgv.train.reader import relation_counts
+    from agentkgv.train.reader_trainer import relation_counts
 
     predicates = {"P19": PredicateInfo("P19", "place of birth", aliases=("birth place", "born in")),
                   "P20": PredicateInfo("P20", "place of death", aliases=("death place",))}
@@ -515,37 +520,43 @@ def test_relation_counts_find_a_relation_by_its_id_label_and_alias():
 def test_the_default_reader_agent_sends_an_unseen_relation_to_the_gloss_reader(tmp_path):
     """The shipped default: `place of death` (learned from hundreds of facts) read by the shipped reader,
     `named after` (a test_unseen relation, never trained on) by the reader that reads its description."""
-    from agentkgv.agent.factory import build_verifier
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, resolve
+    from agentkgv.paths import Workspace
+    from agentkgv.registry import build_verifier
 
     retriever = BM25Retriever.build([Passage("p1", HOLST), Passage("p2", "Holst Park was named after Gustav Holst.")],
                                     tmp_path / "bm25")
-    agent = build_verifier(RunConfig(), retriever, {})
+    agent = build_verifier(resolve(RunConfig(), Workspace(cache=tmp_path / "cache")), retriever, {})
     died, named = agent.verify([LabeledTriple("d", Triple("Gustav Holst", "place of death", "London", predicate_id="P20")),
                                 LabeledTriple("n", Triple("Holst Park", "named after", "Gustav Holst", predicate_id="P138"))])
-    assert "(reader minilm-kgv)" in died.trajectory[0].reasoning and died.verdict is True
-    assert "(reader minilm-kgv-gloss)" in named.trajectory[0].reasoning and named.verdict is True
-    assert not died.rare_relation and named.rare_relation
+    assert "(reader minilm-kgv)" in died.trace.steps[0].note and died.verdict is True
+    assert "(reader minilm-kgv-gloss)" in named.trace.steps[0].note and named.verdict is True
+    assert not died.trace.rare_relation and named.trace.rare_relation
 
 
 def test_a_run_pins_the_routing_and_a_reader_without_relation_counts_says_how_to_run(tmp_path):
     import shutil
 
-    from agentkgv.agent.factory import rare_relations
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, resolve
     from agentkgv.data.errors import DataError
+    from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.build import Readers
 
+    def pins(config: ReadingConfig) -> dict[str, str]:
+        return Readers.open(config).pins(config)
+
+    ws = Workspace(cache=tmp_path / "cache")
     other = tmp_path / "other-gloss"
-    shutil.copytree(shipped_reader_dir("minilm-kgv-gloss"), other)
+    shutil.copytree(shipped_reader_dir(SHIPPED_GLOSS_READER), other)
     (other / "calibration.json").write_text((shipped_reader_dir() / "calibration.json").read_text())
-    assert ReadingConfig().weights() != ReadingConfig(rare_reader=other).weights()
-    assert RunConfig().identity() != RunConfig(reading=ReadingConfig(rare_below=5)).identity()
-    assert ReadingConfig(rare_below=0).weights() == ReadingConfig(rare_below=0, reader=shipped_reader_dir()).weights()
+    assert pins(ReadingConfig()) != pins(ReadingConfig(rare_reader=other))
+    assert resolve(RunConfig(), ws).identity() != resolve(RunConfig(reading=ReadingConfig(rare_below=5)), ws).identity()
+    assert pins(ReadingConfig(rare_below=0)) == pins(ReadingConfig(rare_below=0, reader=shipped_reader_dir()))
     bare = tmp_path / "bare"
     shutil.copytree(shipped_reader_dir(), bare)
     (bare / "relations.json").unlink()
     with pytest.raises(DataError, match="rare_below = 0"):
-        rare_relations(ReadingConfig(reader=bare))
+        resolve(RunConfig(reading=ReadingConfig(reader=bare)), ws)
     with pytest.raises(ValueError, match="rare_below"):
         ReadingConfig(rare_below=0, rare_reader=other)
 
@@ -553,15 +564,13 @@ def test_a_run_pins_the_routing_and_a_reader_without_relation_counts_says_how_to
 def test_each_judge_stops_by_its_own_policy(tiny_index):
     """A stop policy reads its own reader's scores: the main reader's learned policy never decides for a
     triple the rare-relation judge reads, which stops by its own (here the settled rule)."""
-    from agentkgv.agent.reading import Judge, RareRelations
-
     class AlwaysOn:
         def stop(self, state):
             return False
 
-    rare = RareRelations(Judge(NamedReader("rare-reader", 0.0), CALIBRATION), {"P19": 40}, below=10)
-    agent = ReadingAgent(tiny_index, NamedReader("main-reader", 0.0), CALIBRATION, {}, ReadingConfig(max_searches=3), rare)
-    agent.main = Judge(agent.main.reader, CALIBRATION, AlwaysOn())
+    rare = RareRelations(ReaderJudge(NamedReader("rare-reader", 0.0), CALIBRATION), {"P19": 40}, below=10)
+    agent = ReadingAgent(tiny_index, ReaderJudge(NamedReader("main-reader", 0.0), CALIBRATION, AlwaysOn()), {},
+                         ReadingConfig(max_searches=3), rare)
     main, other = agent.verify([LabeledTriple("m", Triple("Ada Smith", "place of birth", "Leeds", predicate_id="P19")),
                                 LabeledTriple("r", Triple("Ada Smith", "native language", "Leeds"))])
     assert main.search_calls == 3 and other.search_calls == 1
@@ -577,26 +586,29 @@ def test_the_gloss_reader_does_not_accept_a_triple_whose_subject_no_passage_name
                       "Perfect Fool and At the Boar's Head."),
         Passage("p2", "The poet Adriaan Roland Holst (1888–1976), nicknamed \"the Dutch Prince of Poets\", was the "
                       "nephew of her husband.")], tmp_path / "bm25")
-    folder = shipped_reader_dir("minilm-kgv-gloss")
-    agent = ReadingAgent(retriever, CrossEncoderReader(folder), Calibration.read(folder), {}, ReadingConfig())
+    folder = ReaderFolder.shipped(SHIPPED_GLOSS_READER)
+    agent = ReadingAgent(retriever, ReaderJudge(CrossEncoderReader(folder), folder.calibrated), {}, ReadingConfig())
     verdict = agent.verify([LabeledTriple("h", Triple("Holst Park", "named after", "Gustav Holst", predicate_id="P138"))])[0]
     assert verdict.verdict is not True
 
 
-def test_onnx_runtime_reads_with_the_scores_pytorch_gives():
+def test_onnx_runtime_reads_with_the_scores_pytorch_gives(tmp_path):
     """The default runtime must not move a calibrated score: both read a shipped reader's network (the gloss
     reader's: the main reader, trained in bf16, reads in bf16 where the CPU has it natively)."""
     pairs = [(Triple("Allan Peiper", "place of birth", "Alexandra"), "Allan Peiper was born in Alexandra, Victoria.", ""),
              (Triple("Allan Peiper", "place of birth", "Alexandra"), "Peiper rode for Panasonic in 1987.", "Peiper"),
              (Triple("Gustav Holst", "place of death", "London"), "Gustav Holst died in London in 1934. " * 8, "Holst")]
-    folder = shipped_reader_dir("minilm-kgv-gloss")
+    folder = ReaderFolder.shipped(SHIPPED_GLOSS_READER)
     onnx = CrossEncoderReader(folder)
     assert onnx.onnx is not None
     scores = onnx.score(pairs)
     assert np.abs(scores - CrossEncoderReader(folder, runtime="torch").score(pairs)).max() < 1e-4
     assert scores[0] > scores[1]
     # How the network runs is not what a run decides: it is left out of what a log pins.
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig, RunOptions, resolve
+    from agentkgv.paths import Workspace
 
-    assert RunConfig().identity() == RunConfig().with_options(**{}).model_copy(
-        update={"reading": ReadingConfig(runtime="torch")}).identity()
+    ws = Workspace(cache=tmp_path / "cache")
+    torch_run = RunOptions().apply(RunConfig()).model_copy(update={"reading": ReadingConfig(runtime="torch")})
+    assert torch_run.reading.runtime == "torch"
+    assert resolve(RunConfig(), ws).identity() == resolve(torch_run, ws).identity()

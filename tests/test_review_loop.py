@@ -10,10 +10,11 @@ from dataclasses import replace
 import pytest
 from typer.testing import CliRunner
 
-from agentkgv.agent.base import Verdict
-from agentkgv.agent.calibration import Calibration, Evidence
-from agentkgv.agent.reader import reader_fingerprint, shipped_reader_dir
-from agentkgv.cli import app
+from agentkgv.core.verdict import Verdict
+from agentkgv.reader_agent.calibration import Calibration, Evidence
+from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
+from agentkgv.reader_agent.trace import ReadingTrace, by_rare_reader
+from agentkgv.commands.app import app
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
 from agentkgv.eval.html_report import REVIEW_COLUMNS
@@ -34,7 +35,8 @@ def _verdicts(count: int, seed: int = 0) -> list[Verdict]:
         gold = support + rng.gauss(0, 0.5) > 2.0
         p = LOGGED.probability(Evidence(support, True, support))
         out.append(Verdict(id=f"t{i}", triple=Triple(f"s{i}", "p", f"o{i}"), verdict=p >= LOGGED.true_at,
-                           method="agentkgv", gold=gold, confidence=p, p_true=p, reading=Evidence(support, True, support)))
+                           method="agentkgv", gold=gold, confidence=p, p_true=p,
+                           trace=ReadingTrace(Evidence(support, True, support))))
     return out
 
 
@@ -95,12 +97,12 @@ def test_learn_writes_a_named_reader_that_a_run_pins_by_content(tmp_path):
     assert result.exit_code == 0, result.output
     folder = tmp_path / "cache" / "readers" / "mine"
     assert json.loads((folder / "learned.json").read_text())["reviews"] == 40
-    assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
+    assert ReaderFolder.open(folder).fingerprint != ReaderFolder.shipped().fingerprint
     assert Calibration.read(folder) != Calibration.read(shipped_reader_dir())
 
 
 def test_review_pairs_take_every_passage_cited_for_a_false_triple_and_the_best_for_a_true_one():
-    from agentkgv.agent.base import EvidenceRef
+    from agentkgv.core.verdict import EvidenceRef
     from agentkgv.train.learn import review_pairs
 
     cited = [EvidenceRef("p1", "Ada was born in Leeds."), EvidenceRef("p2", "Ada lived in York.")]
@@ -143,7 +145,7 @@ def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_tripl
     # New weights, the shipped reader's glosses kept beside them, and a run pins the adapted reader.
     assert (folder / "reader.safetensors").read_bytes() != (shipped_reader_dir() / "reader.safetensors").read_bytes()
     assert ((folder / "glosses.json").exists() == (shipped_reader_dir() / "glosses.json").exists())
-    assert reader_fingerprint(folder) != reader_fingerprint(shipped_reader_dir())
+    assert ReaderFolder.open(folder).fingerprint != ReaderFolder.shipped().fingerprint
     # It learned the reviewed relation from the reviewed true facts too, under its id and every name of it.
     learned_counts, shipped_counts = (json.loads((f / "relations.json").read_text()) for f in (folder, shipped_reader_dir()))
     assert all(learned_counts[k] == shipped_counts[k] + sum(labels) for k in ("P19", "place of birth", "birth place"))
@@ -152,10 +154,11 @@ def test_with_enough_reviews_learn_tunes_the_reader_and_reads_the_reviewed_tripl
 def test_each_reader_learns_from_the_reviewed_triples_it_judged(tmp_path):
     """Verdicts the rare-relation reader judged carry that reader's scores: they refit its calibration
     (`learn --rare`), not the main reader's, and a review of none of a reader's triples is refused by name."""
-    from agentkgv.learning import learn_from_review
+    from agentkgv.commands.review import learn_from_review
     from agentkgv.paths import Workspace
 
-    verdicts = [replace(v, rare_relation=i % 2 == 0) for i, v in enumerate(_verdicts(60))]
+    verdicts = [replace(v, trace=replace(v.trace, rare_relation=i % 2 == 0)) for i, v in enumerate(_verdicts(60))]
+    assert [by_rare_reader(v) for v in verdicts[:4]] == [True, False, True, False]
     log = tmp_path / "verdicts.jsonl"
     log.write_text("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
     ws = Workspace(cache=tmp_path / "cache")
@@ -169,5 +172,6 @@ def test_each_reader_learns_from_the_reviewed_triples_it_judged(tmp_path):
     folder, learned = learn_from_review(ws, review, log, "mine")
     assert learned.reviews == 20 and (folder / "relations.json").exists() and not (folder / "glosses.json").exists()
     # A log written before the flag existed reads as the main reader's.
-    old = {k: v for k, v in verdicts[0].to_json().items() if k != "rare_relation"}
-    assert Verdict.from_json(old).rare_relation is False
+    old = verdicts[0].to_json()
+    assert old["trace"].pop("rare_relation") is True
+    assert by_rare_reader(Verdict.from_json(old)) is False

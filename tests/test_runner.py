@@ -7,10 +7,10 @@ import multiprocessing
 
 import pytest
 
-from agentkgv.agent.base import Verdict
+from agentkgv.core.verdict import Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple, Triple
-from agentkgv.eval.runner import RunLocked, RunSettingsChanged, errors_path, load_run, run_verifier
+from agentkgv.core.runner import RunLocked, RunSettingsChanged, errors_path, load_run, run_verifier
 from agentkgv.llm.base import LLMError
 
 

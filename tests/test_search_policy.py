@@ -9,15 +9,17 @@ import numpy as np
 import pytest
 import torch
 
-from agentkgv.agent.calibration import Calibration, Evidence
-from agentkgv.agent.reader import support_fingerprint
-from agentkgv.agent.reading import ReadingAgent, ReadingConfig
-from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
+from agentkgv.reader_agent.calibration import Calibration, Evidence
+from agentkgv.reader_agent.agent import ReadingAgent
+from agentkgv.reader_agent.config import ReadingConfig
+from agentkgv.reader_agent.judges import ReaderJudge
+from agentkgv.reader_agent.reader_folder import ReaderFolder
+from agentkgv.reader_agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
 from agentkgv.train.grpo_math import group_advantages, grpo_loss
-from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, EpisodeStates, SearchPolicySettings,
-                                          decision_logps, evaluate, read_episodes, rollout, train_search_policy,
-                                          write_episodes)
+from agentkgv.train.search_policy import (HELD_OUT_TRAINING, RARE_RELATIONS, Episode, EpisodeStates,
+                                          SearchPolicySettings, decision_logps, evaluate, read_episodes, rollout,
+                                          train_search_policy, write_episodes)
 
 CALIBRATION = Calibration(weights=(1.0, 0.0, 0.0), intercept=0.0, true_at=0.8, false_at=0.3)
 ALWAYS_STOP = np.array([30.0] + [0.0] * (len(FEATURES) - 1))
@@ -173,17 +175,21 @@ def test_the_agent_stops_where_its_policy_says(tmp_path):
     index = BM25Retriever.build([Passage("p0", "Ada Smith was a farmer."), Passage("p1", "Bob Jones lived in York.")],
                                 tmp_path / "bm25")
     path = tmp_path / "stop.json"
-    LearnedStop(tuple(ALWAYS_STOP), support_fingerprint(None), 3).save(path, {})
-    learned = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path)).verify([item("Paris")])[0]
-    ruled = ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig()).verify([item("Paris")])[0]
+    shipped = ReaderFolder.shipped()
+    LearnedStop(tuple(ALWAYS_STOP), shipped.support_fingerprint, 3).save(path, {})
+    policy = shipped.stop_policy(path, 3)  # trained for the shipped reader with 3 searches: taken
+    learned = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION, policy), {}, ReadingConfig()).verify([item("Paris")])[0]
+    ruled = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig()).verify([item("Paris")])[0]
     assert learned.search_calls == 1 and ruled.search_calls == 3 and learned.verdict is ruled.verdict is False
-    assert learned.reading.named_subject and not learned.reading.named_both  # "Ada Smith was a farmer."
+    assert learned.trace.evidence.named_subject and not learned.trace.evidence.named_both  # "Ada Smith was a farmer."
     settled, unsettled = (SearchState.of(CALIBRATION, Evidence(support), 1, 3) for support in (2.0, 0.0))
     assert SettledRule().stop(settled) and not SettledRule().stop(unsettled)
     # A policy trained for another reader or budget is refused: its inputs would mean other things.
+    with pytest.raises(DataError, match="trained for reader .* with 3 searches, not reader .* with 2"):
+        shipped.stop_policy(path, 2)
     LearnedStop(tuple(ALWAYS_STOP), "another-reader", 3).save(path, {})
     with pytest.raises(DataError, match="trained for reader another-reader"):
-        ReadingAgent(index, WordReader(), CALIBRATION, {}, ReadingConfig(stop_policy=path))
+        shipped.stop_policy(path, 3)
     path.write_text(json.dumps({"features": list(FEATURES), "weights": [1.0]}))
     with pytest.raises(DataError, match="weights"):
         LearnedStop.read(path)
@@ -199,11 +205,14 @@ def test_the_shipped_stop_policies_fit_the_shipped_readers():
     trained on its own reader's scores, with the agent's search budget."""
     from pathlib import Path
 
-    from agentkgv.agent.run_config import RunConfig
+    from agentkgv.config import RunConfig
+    from agentkgv.reader_agent.build import Readers
 
     config = RunConfig.load(Path(__file__).parents[1] / "configs" / "eval_stop_policies.toml").reading
-    for policy, reader in ((config.stop_policy, None), (config.rare_stop_policy, config.rare_folder())):
-        LearnedStop.read(policy).check(policy, support_fingerprint(reader), config.max_searches)
+    readers = Readers.open(config)
+    assert readers.rare is not None and config.stop_policy is not None and config.rare_stop_policy is not None
+    for policy, folder in ((config.stop_policy, readers.main), (config.rare_stop_policy, readers.rare)):
+        folder.stop_policy(policy, config.max_searches)  # refused unless trained on this reader with this budget
 
 
 def test_a_stop_policy_outlives_a_refit_of_what_it_does_not_read(tmp_path):
@@ -211,13 +220,13 @@ def test_a_stop_policy_outlives_a_refit_of_what_it_does_not_read(tmp_path):
     contradiction ratio keeps it; moving a threshold retires it."""
     import shutil
 
-    from agentkgv.agent.reader import shipped_reader_dir
+    from agentkgv.reader_agent.reader_folder import shipped_reader_dir
 
     folder = tmp_path / "reader"
     shutil.copytree(shipped_reader_dir(), folder)
-    before = support_fingerprint(folder)
+    before = ReaderFolder.open(folder).support_fingerprint
     calibration = json.loads((folder / "calibration.json").read_text())
     (folder / "calibration.json").write_text(json.dumps({**calibration, "prior": 0.8, "contradiction_ratio": 0.2}))
-    assert support_fingerprint(folder) == before
+    assert ReaderFolder.open(folder).support_fingerprint == before
     (folder / "calibration.json").write_text(json.dumps({**calibration, "true_at": calibration["true_at"] + 0.01}))
-    assert support_fingerprint(folder) != before
+    assert ReaderFolder.open(folder).support_fingerprint != before

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agentkgv.agent.run_config import RunConfig
+from agentkgv.config import RunConfig
 from agentkgv.data.benchmark import BenchmarkConfig
 from agentkgv.data.errors import DataError
 from agentkgv.data.settings import Settings
 from agentkgv.train.grpo import GRPOSettings
-from agentkgv.train.reader import ReaderSettings
+from agentkgv.train.reader_trainer import ReaderSettings
 from agentkgv.train.search_policy import SearchPolicySettings
 from agentkgv.train.sft import SFTSettings
 from agentkgv.train.teacher import TeacherConfig
@@ -69,8 +69,10 @@ def test_a_wrong_value_names_the_key_and_a_missing_file_the_file(tmp_path):
 
 
 def test_a_wrong_option_value_names_the_option():
+    from agentkgv.config import RunOptions
+
     with pytest.raises(DataError, match=r"command line: field '--retriever': Input should be 'bm25'"):
-        RunConfig().with_options(retriever="bm24")
+        RunOptions(retriever="bm24").apply(RunConfig())
     with pytest.raises(DataError, match="field '--embedding-model'"):
-        RunConfig().with_options(embedding_model=3)
-    assert RunConfig().with_options(retriever="dense", method=None).retriever.kind == "dense"
+        RunOptions(embedding_model=3)
+    assert RunOptions(retriever="dense", method=None).apply(RunConfig()).retriever.kind == "dense"

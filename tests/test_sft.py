@@ -10,10 +10,11 @@ import json
 
 import pytest
 
-from agentkgv.agent.agentkgv import AgentConfig, AgentKGV
-from agentkgv.agent.base import Verdict
-from agentkgv.agent.prompts import AGENT_SYSTEM, TEACHER_SYSTEM
-from agentkgv.agent.summarizer import ExtractiveSummarizer
+from agentkgv.llm_agent.agent import AgentKGV
+from agentkgv.llm_agent.config import AgentConfig
+from agentkgv.core.verdict import Verdict
+from agentkgv.llm_agent.prompts import AGENT_SYSTEM, TEACHER_SYSTEM
+from agentkgv.llm_agent.summarizer import ExtractiveSummarizer
 from agentkgv.data.benchmark import load_split
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.train.sft_data import (SFTDataStats, build_examples, check_train_only, forbidden_keys, sft_pairs,
@@ -41,17 +42,17 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
     script = [search("Allan Peiper born"), search("Allan Peiper birthplace Alexandra"), answer("true")]
     taught = teacher_run(script, small_bm25)
     # A deployed agent taking the teacher's actions: the states it builds are what the pairs must hold.
-    student = run([json.loads(t.action_text) for t in taught.trajectory], small_bm25)
+    student = run([json.loads(t.action_text) for t in taught.turns], small_bm25)
     pairs = sft_pairs(taught, sample=4)
     assert [p.kind for p in pairs] == ["search", "judgment"]
     assert [(p.triple_id, p.sample, p.turn) for p in pairs] == [("train:P19:abc", 4, 2), ("train:P19:abc", 4, 3)]
-    assert pairs[0].prompt == student.trajectory[1].messages
-    assert pairs[1].prompt == student.trajectory[2].messages
-    assert [p.completion for p in pairs] == [t.action_text for t in taught.trajectory[1:]]
+    assert pairs[0].prompt == student.turns[1].messages
+    assert pairs[1].prompt == student.turns[2].messages
+    assert [p.completion for p in pairs] == [t.action_text for t in taught.turns[1:]]
     # The teacher saw its instruction and the gold hint; the pairs carry neither.
-    assert taught.trajectory[2].messages[0]["content"] == TEACHER_SYSTEM
-    assert "the correct verdict is true" in taught.trajectory[2].messages[1]["content"]
-    assert "correct verdict" not in taught.trajectory[0].messages[1]["content"]  # no hint while it may only search
+    assert taught.turns[2].messages[0]["content"] == TEACHER_SYSTEM
+    assert "the correct verdict is true" in taught.turns[2].messages[1]["content"]
+    assert "correct verdict" not in taught.turns[0].messages[1]["content"]  # no hint while it may only search
     for pair in pairs:
         assert pair.prompt[0]["content"] == AGENT_SYSTEM and "correct verdict" not in pair.prompt[1]["content"]
     # The search pair's query is the one whose results the judgment read.
@@ -60,23 +61,23 @@ def test_pairs_are_the_students_states_at_the_last_turn(small_bm25):
 
 def test_teacher_aids_hold_the_verdict_to_the_label_and_queries_to_the_table(small_bm25):
     taught = teacher_run([search("anything at all"), answer("true")], small_bm25, label=False)
-    first, last = (json.loads(t.action_text) for t in taught.trajectory)
+    first, last = (json.loads(t.action_text) for t in taught.turns)
     assert first["query"] == "Allan Peiper"  # the table's first example query (s)
     assert last["verdict"] == "false" and taught.verdict is False
 
 
 def test_teacher_searches_at_least_once_and_at_most_max_searches(small_bm25):
     taught = teacher_run([answer("true"), answer("true")], small_bm25)
-    assert taught.trajectory[0].action.kind == "search" and taught.search_calls == 1
+    assert taught.turns[0].action.kind == "search" and taught.search_calls == 1
     assert taught.verdict is True
     searching = teacher_run([search("Allan Peiper")] * 8, small_bm25)
-    assert searching.search_calls == 3 and len(searching.trajectory) == 4 and searching.verdict is True
+    assert searching.search_calls == 3 and len(searching.turns) == 4 and searching.verdict is True
 
 
 def test_direct_answer_gives_the_routing_pair(small_bm25):
     verdict = run([answer("true")], small_bm25)
     pairs = sft_pairs(verdict)
-    assert [p.kind for p in pairs] == ["routing"] and pairs[0].prompt == verdict.trajectory[0].messages
+    assert [p.kind for p in pairs] == ["routing"] and pairs[0].prompt == verdict.turns[0].messages
 
 
 def test_filter_keeps_only_correct_trajectories(small_bm25):
@@ -247,7 +248,7 @@ def test_the_leak_filter_applies_only_to_a_hinted_teacher(small_bm25):
 def test_decision_tokens_are_the_verdict_and_the_word_that_decides_it(tiny_model_dir):
     from transformers import AutoTokenizer
 
-    from agentkgv.agent.prompts import action_text
+    from agentkgv.llm_agent.prompts import action_text
     from agentkgv.train.sft_loss import decision_token_ids
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)

@@ -148,14 +148,14 @@ def test_resume_is_refused_after_the_index_changed(tmp_path, data):
     record = json.loads(out.read_text())
     assert record["verdict"] is True and "Peiper" in record["evidence"][0]["text"]
     pinned = json.loads((tmp_path / "verdicts.jsonl.settings.json").read_text())
-    assert pinned["index"]["name"] == "mine" and len(pinned["index"]["fingerprint"]) == 16
+    assert pinned["pins"]["index"]["name"] == "mine" and len(pinned["pins"]["index"]["fingerprint"]) == 16
 
     (docs / "more.txt").write_text("Peiper later managed a cycling team in Belgium.")
     assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
     graph.write_text(graph.read_text() + "Allan Peiper,place of death,Belgium\n")
     again = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", "--index", "mine",
                     cache=cache, data=data.resolve())
-    assert again.returncode == 2 and "index.fingerprint" in again.stderr and "Traceback" not in again.stderr
+    assert again.returncode == 2 and "pins.index.fingerprint" in again.stderr and "Traceback" not in again.stderr
     assert len(out.read_text().splitlines()) == 1  # nothing lost, nothing mixed in
 
 

@@ -3,7 +3,7 @@
 import random
 from collections import defaultdict
 
-from agentkgv.agent.reader import passage_text
+from agentkgv.reader_agent.reader import passage_text
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Triple
 from agentkgv.data.text import fold

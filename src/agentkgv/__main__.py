@@ -1,3 +1,3 @@
-from agentkgv.cli import main
+from agentkgv.commands.app import main
 
 main()

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from agentkgv.data.factbench import chunk_text, iter_factbench_passages
 from agentkgv.data.fewrel import iter_fewrel
-from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.lama import iter_evidence_facts, relations_with_evidence
+from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.records import Passage
 from agentkgv.data.redocred import iter_redocred_documents
+from agentkgv.data.settings import Settings
 from agentkgv.data.tekgen import iter_tekgen_sentences
 from agentkgv.data.trex_json import Document, iter_trex_documents
-from agentkgv.data.settings import Settings
 
 SOURCES = ("lama_trex", "rebel", "trex_format", "tekgen", "fewrel", "redocred", "factbench")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json
+from agentkgv.data.rdf_graphs import predicate_words
 from agentkgv.data.records import Example, LabeledTriple, Passage, Triple
 from agentkgv.data.tekgen import repair_mojibake
 from agentkgv.data.trex_json import split_sentences
-from agentkgv.data.user_formats import predicate_words
 
 ROOT = Path("factbench")
 # The 400 facts that come with their own web documents, as an evaluation split: real extraction-style

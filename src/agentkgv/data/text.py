@@ -29,3 +29,10 @@ def fold(text: str) -> str:
 def label_key(label: str) -> str:
     """A label as a lookup key: lower case, white space folded (facts files disagree on both)."""
     return " ".join(label.lower().split())
+
+
+def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
+    """Whole-word containment of any of `names`, so `Ira` does not match inside `Iran`; the passage is folded
+    once for all of them."""
+    text = fold(passage)
+    return any(needle.strip() != "" and needle in text for needle in map(fold, names))

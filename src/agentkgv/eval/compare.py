@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentkgv.agent.base import Verdict
+from agentkgv.core.verdict import Verdict
 from agentkgv.eval.metrics import Scores, score
 
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentkgv.agent.base import Verdict
+from agentkgv.core.verdict import Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.eval.html_report import needs_review
 from agentkgv.eval.metrics import expected_calibration_error, reliability_bins, score

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentkgv.agent.base import Verifier
+from agentkgv.core.runner import Bar, no_bar, run_verifier
+from agentkgv.core.verdict import Verifier
 from agentkgv.data.records import Example
 from agentkgv.eval.report import ResultRow, per_predicate, summarize
-from agentkgv.eval.runner import Bar, no_bar, run_verifier
 
 
 @dataclass

@@ -23,10 +23,10 @@ from pathlib import Path
 from jinja2 import Environment, select_autoescape
 from markupsafe import Markup, escape
 
-from agentkgv.agent.base import Finding, Verdict
-from agentkgv.eval.metrics import score
+from agentkgv.core.runner import load_run
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.errors import DataError
-from agentkgv.eval.runner import load_run
+from agentkgv.eval.metrics import score
 
 HISTOGRAM_BINS = 10
 # An object like "Beverly Hills, California" is often written only in part ("Beverly Hills"), and a

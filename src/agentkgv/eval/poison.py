@@ -26,13 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkgv.agent.base import Verdict, Verifier
+from agentkgv.core.runner import run_verifier
+from agentkgv.core.verdict import Verdict, Verifier
 from agentkgv.data.errors import DataError
 from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Example, LabeledTriple, Passage
 from agentkgv.eval.metrics import score
-from agentkgv.eval.runner import run_verifier
 from agentkgv.retrieval.base import PASSAGES_FILE, Retriever
 from agentkgv.retrieval.bm25 import BM25Retriever
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentkgv.agent.base import Verdict
+from agentkgv.core.verdict import Verdict
 from agentkgv.eval.metrics import bootstrap_macro_f1, score
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agentkgv.agent.combinations import COMBINATIONS, compose_query, paraphrases_of
+from agentkgv.core.combinations import COMBINATIONS, compose_query, paraphrases_of
 from agentkgv.data.records import Example
 from agentkgv.retrieval.base import Retriever
 

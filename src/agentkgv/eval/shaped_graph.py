@@ -16,7 +16,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 
-from agentkgv.agent.base import Finding, Verdict
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.eval.confidence import ReviewTally, p_true

@@ -11,10 +11,10 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from agentkgv.agent.combinations import compose_query, paraphrases_of
-from agentkgv.agent.lexical import mentions_any
-from agentkgv.agent.summarizer import Summarizer, SummaryRequest
+from agentkgv.core.combinations import compose_query, paraphrases_of
 from agentkgv.data.records import Example
+from agentkgv.data.text import mentions_any
+from agentkgv.llm_agent.summarizer import Summarizer, SummaryRequest
 from agentkgv.retrieval.base import Retriever
 
 

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from agentkgv.agent.base import Verifier
+from agentkgv.core.verdict import Verifier
 from agentkgv.data.records import LabeledTriple
 
 

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from agentkgv.agent.base import Finding, Verdict
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.records import Triple
 
 KGV = "https://w3id.org/agentkgv/ns#"

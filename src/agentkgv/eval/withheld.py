@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentkgv.agent.base import Finding, Verdict
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.factbench import factbench_kind
 from agentkgv.data.records import Example
 from agentkgv.eval.confidence import ReviewTally, p_true

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, PreTrainedModel,
+                          PreTrainedTokenizerBase)
 from transformers import GenerationConfig as HFGenerationConfig
 
 from agentkgv.cpu import native_bf16

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # loaded only where a dense index is built or read, so BM25 r
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Passage
-from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL, embed
+from agentkgv.encoders import DEFAULT_EMBEDDING_MODEL, embed
 from agentkgv.retrieval.base import (Hit, PassageStore, check_passage_count, indexed_text, read_meta, start_build,
                                      write_meta)
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from agentkgv.data.records import Passage
 from agentkgv.data.settings import Settings
-from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
+from agentkgv.encoders import DEFAULT_EMBEDDING_MODEL
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.retrieval.dense import DenseRetriever

@@ -29,17 +29,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import socket
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict
 
 from agentkgv.data.documents import ChunkConfig, DocumentError, discover, parse_document
@@ -47,18 +43,13 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json
 from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.records import Passage
-from agentkgv.embedding import DEFAULT_EMBEDDING_MODEL
+from agentkgv.encoders import DEFAULT_EMBEDDING_MODEL
 from agentkgv.paths import Workspace, check_name
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
+from agentkgv.retrieval.index_generations import MANIFEST_FILE, PARTIAL, discard_leftovers, link_tree, next_generation, prune, publish, live_generation, writer_lock
 
-MANIFEST_FILE = "manifest.json"
 PASSAGES_FILE = "passages.jsonl"
-CURRENT_FILE = "CURRENT"
-LOCK_FILE = "index.lock"
-WRITER_FILE = "writer.json"
-_GENERATION = "gen-"
-_PARTIAL = ".partial"
 
 
 class FileEntry(BaseModel):
@@ -126,29 +117,11 @@ class OpenIndex:
         return {"name": self.manifest.name, "fingerprint": self.manifest.fingerprint}
 
 
-class IndexBusy(DataError):
-    """Another process is updating this index and the caller chose not to wait."""
-
-
 def index_dir(ws: Workspace, name: str) -> Path:
     """A bare name lives under the cache (`<cache>/indexes/NAME`); anything with a slash is a folder path."""
     if "/" in name or name.startswith("."):
         return Path(name)
     return ws.cache / "indexes" / check_name(name, "an index", " (or give a folder path)")
-
-
-def live_generation(folder: Path) -> Path | None:
-    """The generation `CURRENT` names; None where no index was ever finished here."""
-    current = folder / CURRENT_FILE
-    if not current.exists():
-        if (folder / MANIFEST_FILE).exists():
-            raise DataError(folder, "an index in the layout of an earlier agentkgv version; index the documents "
-                                    "again under another --name (or delete this folder first)")
-        return None
-    name = current.read_text(encoding="utf-8").strip()
-    if not name.startswith(_GENERATION) or "/" in name:
-        raise DataError(current, f"names no generation ({name!r}); delete the index folder and index again")
-    return folder / name
 
 
 def _read_manifest(generation: Path) -> Manifest:
@@ -176,39 +149,6 @@ def fingerprint(generation: Path, manifest: Manifest) -> str:
     return digest.hexdigest()[:16]
 
 
-@contextmanager
-def writer_lock(folder: Path, wait: bool = True, on_wait: Callable[[str], None] = lambda holder: None) -> Iterator[None]:
-    """Hold the index's one writer lock. Busy: with `wait`, `on_wait(who holds it)` and block until it is
-    free; without, IndexBusy naming the holder. The lock is the operating system's (filelock), so a writer
-    killed mid-update releases it with its process."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(folder / LOCK_FILE)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        holder = _holder(folder)
-        if not wait:
-            raise IndexBusy(folder, f"being updated by {holder}; wait for it, or rerun without --no-wait to "
-                                    "queue behind it") from None
-        on_wait(holder)
-        lock.acquire()
-    try:
-        (folder / WRITER_FILE).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                                      "since": time.strftime("%Y-%m-%d %H:%M:%S")}), encoding="utf-8")
-        yield
-    finally:
-        (folder / WRITER_FILE).unlink(missing_ok=True)  # a waiting writer must not name a holder that left
-        lock.release()
-
-
-def _holder(folder: Path) -> str:
-    try:
-        who = json.loads((folder / WRITER_FILE).read_text(encoding="utf-8"))
-        return f"process {who['pid']} on {who['host']} (since {who['since']})"
-    except (OSError, ValueError, KeyError):
-        return "another process"
-
-
 def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (), distrust: list[Path] = (),
                  kind: str | None = None, embedding_model: str | None = None, chunking: ChunkConfig | None = None,
                  progress: Callable[[int, int], None] = lambda done, total: None, wait: bool = True,
@@ -221,7 +161,7 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
     if absence not in (None, "false", "unknown"):
         raise DataError("--absence", f"'false' or 'unknown', not {absence!r}")
     with writer_lock(folder, wait, on_wait):
-        discarded = _discard_leftovers(folder)
+        discarded = discard_leftovers(folder)
         live = live_generation(folder)
         stored = _read_manifest(live) if live is not None else None
         if stored is None and not documents:  # a trust mark or a setting needs documents to apply to
@@ -248,10 +188,10 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
             report.generation = live.name
             return report
         started = time.perf_counter()
-        partial = folder / f"{_next_generation(folder)}{_PARTIAL}"
+        partial = folder / f"{next_generation(folder)}{PARTIAL}"
         partial.mkdir()
         if same_passages:  # only trust marks or modification times changed: the built files are reused
-            _link_tree(live, partial, skip={MANIFEST_FILE})
+            link_tree(live, partial, skip={MANIFEST_FILE})
         else:
             passages = [passage for key in sorted(by_file) for passage in by_file[key]]
             if not passages:
@@ -266,8 +206,8 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         manifest.fingerprint = fingerprint(partial, manifest)
         (partial / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
         on_step("switching to the new generation")
-        report.generation = _publish(folder, partial)
-        _prune(folder, keep={report.generation, live.name if live is not None else ""})
+        report.generation = publish(folder, partial)
+        prune(folder, keep={report.generation, live.name if live is not None else ""})
         report.build_seconds = time.perf_counter() - started
         report.manifest = manifest
         return report
@@ -316,72 +256,6 @@ def _parse(file: Path, data: bytes, digest: str, mtime_ns: int, chunking: ChunkC
     report.parsed.append(key)
     report.warnings += parsed.warnings
     return entry.model_copy(update={"passages": len(parsed.passages), "warnings": parsed.warnings})
-
-
-def _generations(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob(f"{_GENERATION}*") if p.is_dir() and not p.name.endswith(_PARTIAL))
-
-
-def _next_generation(folder: Path) -> str:
-    numbers = [int(p.name.removeprefix(_GENERATION).removesuffix(_PARTIAL)) for p in folder.glob(f"{_GENERATION}*")
-               if p.name.removeprefix(_GENERATION).removesuffix(_PARTIAL).isdigit()]
-    return f"{_GENERATION}{max(numbers, default=0) + 1:06d}"
-
-
-def _discard_leftovers(folder: Path) -> list[str]:
-    """Partial generations of a killed update (only a lock holder makes them, so any found now is dead)."""
-    leftovers = [p for p in folder.glob(f"{_GENERATION}*{_PARTIAL}") if p.is_dir()]
-    for leftover in leftovers:
-        shutil.rmtree(leftover)
-    (folder / f"{CURRENT_FILE}.tmp").unlink(missing_ok=True)
-    return [p.name for p in leftovers]
-
-
-def _link_tree(source: Path, target: Path, skip: set[str]) -> None:
-    """`source`'s files under `target` as hard links (copies where the filesystem has none): safe because a
-    published generation's files are never written again."""
-    for path in source.rglob("*"):
-        if path.name in skip and path.parent == source:
-            continue
-        destination = target / path.relative_to(source)
-        if path.is_dir():
-            destination.mkdir(parents=True, exist_ok=True)
-            continue
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, destination)
-        except OSError:
-            shutil.copy2(path, destination)
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)  # a folder too: its entries are what a rename changes
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _publish(folder: Path, partial: Path) -> str:
-    """Make the finished `partial` generation the live one: rename it into place, then point CURRENT at it."""
-    for path in [*partial.rglob("*"), partial]:
-        _fsync(path)
-    final = partial.with_name(partial.name.removesuffix(_PARTIAL))
-    partial.rename(final)
-    pointer = folder / f"{CURRENT_FILE}.tmp"
-    with pointer.open("w", encoding="utf-8") as handle:
-        handle.write(final.name + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(pointer, folder / CURRENT_FILE)
-    _fsync(folder)
-    return final.name
-
-
-def _prune(folder: Path, keep: set[str]) -> None:
-    for generation in _generations(folder):
-        if generation.name not in keep:
-            shutil.rmtree(generation, ignore_errors=True)
 
 
 def open_index(ws: Workspace, name: str) -> OpenIndex:

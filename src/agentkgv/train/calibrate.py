@@ -1,4 +1,4 @@
-"""Fit the verdict calibration on held-out training triples (agent/calibration.py says what it is).
+"""Fit the verdict calibration on held-out training triples (reader_agent/calibration.py says what it is).
 
 A logistic regression (scikit-learn) of the gold label on each triple's evidence features, read with the
 full search budget; a feature whose weight comes out negative is dropped and the rest refitted, so P(true)
@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agentkgv.agent.base import Finding, Verdict
-from agentkgv.agent.calibration import Calibration, Evidence
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.eval.metrics import expected_calibration_error, score
+from agentkgv.reader_agent.calibration import Calibration, Evidence
+from agentkgv.reader_agent.trace import reading_of
 
 
 def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_precision: float = 0.9,
@@ -75,8 +76,8 @@ def fit_silence(lacking: Sequence[Verdict], holding: Sequence[Verdict]) -> tuple
     triples of each that nothing read supported or contradicted (half a pseudo-count each)."""
     def rate(group: Sequence[Verdict], gold: bool, subject: bool) -> float:
         mine = [v for v in group if v.gold is gold]
-        silent = sum(v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and v.reading is not None
-                     and v.reading.named_subject == subject for v in mine)
+        silent = sum(v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and reading_of(v) is not None
+                     and reading_of(v).named_subject == subject for v in mine)
         return round((silent + 0.5) / (len(mine) + 1), 4)
 
     return tuple((rate(lacking, True, s), rate(holding, True, s), rate(lacking, False, s), rate(holding, False, s))

@@ -1,14 +1,14 @@
 """The verifier adapted to a user's domain from the triples their reviewers judged.
 
 Always, the reader's calibration is refitted (train/calibrate.py) on the reviewed triples' evidence, as the
-verify run logged it (`Verdict.reading`). That moves P(true) and the thresholds to the user's documents and
+verify run logged it (the evidence of its reading trace). That moves P(true) and the thresholds to the user's documents and
 graph: how much a supporting passage there is worth, where "not enough evidence" begins. The evidence was
 gathered under the old calibration, which stops reading once a triple is settled true: a stricter new
 calibration would have read on. The fit takes the evidence as logged.
 
 With enough reviews (`TUNE_AT`), the reader's weights learn too (`review_pairs`): each reviewed triple's
 cited passages become training pairs, continuing the reader on the CPU for a few dozen steps; the
-calibration is then fitted on the reviewed triples read again by the tuned reader (learning.py).
+calibration is then fitted on the reviewed triples read again by the tuned reader (commands/review.py).
 
 The adapted reader is a folder like the shipped one (weights, card, glosses, calibration) plus
 `learned.json`, saying what it learned; `--reader FOLDER` runs it and a run pins it by content.
@@ -26,13 +26,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentkgv.agent.absence import DEFAULT_COVERAGE, AbsenceIsUnknown
-from agentkgv.agent.base import Finding, Verdict
-from agentkgv.agent.calibration import Calibration, Evidence, Outcome
-from agentkgv.agent.reader import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.eval.metrics import expected_calibration_error, score
 from agentkgv.eval.review import Review
+from agentkgv.reader_agent.absence import DEFAULT_COVERAGE, AbsenceIsUnknown
+from agentkgv.reader_agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.reader_agent.reader_folder import CARD_FILE, GLOSSES_FILE, RELATIONS_FILE, WEIGHTS_FILE
+from agentkgv.reader_agent.trace import reading_of
 from agentkgv.train.calibrate import fit_calibration
 from agentkgv.train.reader_data import ReaderPair
 
@@ -67,7 +68,7 @@ def reviewed_verdicts(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
         verdict = verdicts.get(review.id)
         if verdict is None:
             raise DataError(review_path, f"triple {review.id} is not in the verdicts file", review.line, "id")
-        if verdict.reading is None and verdict.outcome is None:
+        if reading_of(verdict) is None and verdict.outcome is None:
             raise DataError(review_path, f"triple {review.id} was not judged by the reader ({verdict.method}): "
                                          "only the reader's verdicts can be learned from", review.line, "id")
         reviewed.append(verdict)
@@ -84,7 +85,7 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     """Refit `current` on the reviewed triples: on their logged evidence, or on `evidence` (the same
     triples read again by a tuned reader, `tuned_pairs` its tuning pairs)."""
     reviewed = reviewed_verdicts(verdicts, reviews, review_path)
-    evidence = list(evidence) if evidence is not None else [v.reading for v in reviewed]
+    evidence = list(evidence) if evidence is not None else [reading_of(v) for v in reviewed]
     labels = [r.label for r in reviews]
     # The support calibration learns from what was read and decided by it; a triple the documents said nothing
     # of teaches the prior only (in a real graph most are true, and would teach that no support means true).
@@ -108,7 +109,7 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
 def learnable(verdict: Verdict) -> bool:
     """Whether a reviewed verdict's reading can refit the support calibration: something was read, and the
     triple was not left without a verdict for what the documents do not say."""
-    return verdict.reading is not None and not (verdict.verdict is None
+    return reading_of(verdict) is not None and not (verdict.verdict is None
                                                 and verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value)
 
 
@@ -118,11 +119,11 @@ def learned_prior(reviewed: Sequence[Verdict], gold: Sequence[bool], current: Ca
     documents taken to state an even share, `DEFAULT_COVERAGE`), within [0.05, 0.95]; the current prior when
     fewer than `MIN_PRIOR_REVIEWS` of them were reviewed."""
     silent = [(v, label) for v, label in zip(reviewed, gold, strict=True)
-              if v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and v.reading is not None]
+              if v.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and reading_of(v) is not None]
     if len(silent) < MIN_PRIOR_REVIEWS:
         return current.prior
     share = (sum(label for _, label in silent) + 1) / (len(silent) + 2)
-    ratios = [AbsenceIsUnknown(DEFAULT_COVERAGE).silence_ratio(current, v.reading) for v, _ in silent]
+    ratios = [AbsenceIsUnknown(DEFAULT_COVERAGE).silence_ratio(current, reading_of(v)) for v, _ in silent]
 
     def mean_p(prior: float) -> float:
         odds = [prior / (1 - prior) * r for r in ratios]
@@ -187,7 +188,7 @@ def review_folds(verdicts: Sequence[Verdict], size: int, folds: int = 4,
                  seed: int = 13) -> list[tuple[list[Verdict], list[Verdict]]]:
     """(reviewed, scored) per fold: each fold's triples are scored once, and `size` reviewed triples are
     drawn at random from the other folds, so no triple scored was reviewed."""
-    judged = [v for v in verdicts if v.reading is not None and v.gold is not None]
+    judged = [v for v in verdicts if reading_of(v) is not None and v.gold is not None]
     # Reviewed triples are drawn at random here; a real queue holds the least sure ones, which may teach
     # the thresholds more and the rest less.
     if len(judged) < folds * 2:
@@ -210,9 +211,9 @@ def review_loop(verdicts: Sequence[Verdict], sizes: Sequence[int], folds: int = 
         before, after, und_before, und_after, ece_before, ece_after = [], [], [], [], [], []
         splits = review_folds(verdicts, size, folds, seed)
         for reviewed, scored in splits:
-            fitted = fit_calibration([v.reading for v in reviewed], [v.gold for v in reviewed])
+            fitted = fit_calibration([reading_of(v) for v in reviewed], [v.gold for v in reviewed])
             gold = [v.gold for v in scored]
-            probabilities = [fitted.probability(v.reading) for v in scored]
+            probabilities = [fitted.probability(reading_of(v)) for v in scored]
             outcomes = [fitted.outcome(p) for p in probabilities]
             before.append(score(gold, [v.verdict is True for v in scored]).macro_f1)
             after.append(score(gold, [o is Outcome.TRUE for o in outcomes]).macro_f1)

@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agentkgv.agent.base import Trajectory
-from agentkgv.agent.combinations import compose_query
-from agentkgv.agent.lexical import mentions_any
-from agentkgv.agent.prompts import action_text, reader_view
+from agentkgv.core.combinations import compose_query
 from agentkgv.data.records import Example
+from agentkgv.data.text import mentions_any
 from agentkgv.llm.base import Completion, Prompt
+from agentkgv.llm_agent.prompts import action_text, agent_view
+from agentkgv.llm_agent.trajectory import Trajectory
 
 QUERY_ORDER = ("s,p,o", "s,p',o", "s,p", "s,p'", "s")
 
@@ -65,7 +65,7 @@ def privileges(examples: Iterable[Example]) -> dict[str, Privilege]:
 
 
 class PrivilegedTeacher:
-    """A `Policy` (agentkgv.agent.policy) that acts from privileged knowledge; see the module docstring."""
+    """A `Policy` (agentkgv.llm_agent.policy) that acts from privileged knowledge; see the module docstring."""
 
     def __init__(self, table: dict[str, Privilege], max_searches: int = 3, reasoning_chars: int = 120,
                  max_cited: int = 2, passage_words: int = 26):
@@ -102,7 +102,7 @@ class PrivilegedTeacher:
         t = trajectory.item.triple
         numbers = []
         for number, hit in enumerate(trajectory.last_hits, start=1):
-            view = reader_view(t, hit, self.passage_words)
+            view = agent_view(t, hit, self.passage_words)
             if privilege.label or privilege.co_mention:
                 # The fact's statement, or the co-mention: both names in what the student reads.
                 gold = view.has_subject and view.has_object

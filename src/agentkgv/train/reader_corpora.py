@@ -29,12 +29,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from agentkgv.agent.reader import reader_view
 from agentkgv.data.fewrel import iter_fewrel
-from agentkgv.data.tekgen import iter_tekgen_facts
 from agentkgv.data.records import Triple
-from agentkgv.data.text import label_key
 from agentkgv.data.redocred import AnnotatedDocument, Relation, iter_redocred
+from agentkgv.data.tekgen import iter_tekgen_facts
+from agentkgv.data.text import label_key
+from agentkgv.reader_agent.reader import reader_view
 from agentkgv.train.reader_data import ReaderPair, held_out_name, synonyms
 
 # A relation stands in for another only if it labels this many Re-DocRED facts (see `min_swap_facts` in

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from agentkgv.agent.combinations import compose_query
+from agentkgv.core.combinations import compose_query
 from agentkgv.data.records import Example, Passage, Triple
 from agentkgv.data.text import label_key
 from agentkgv.retrieval.base import Retriever

@@ -1,6 +1,6 @@
 """Train the reading agent's search policy on a CPU, in the paper's two stages (section 3.3).
 
-The policy decides, after each search, whether to search again or answer (agent/stopping.py). Stage 1
+The policy decides, after each search, whether to search again or answer (reader_agent/stopping.py). Stage 1
 clones the settled rule's decisions on its successful trajectories (the "teacher"); stage 2 is
 trajectory-level GRPO from there, with the paper's reward (train/grpo_math.py: +1 for a correct verdict,
 -alpha for each search after the first), group-centered advantages, the clipped objective and a KL penalty
@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
-from agentkgv.agent.calibration import Calibration, Evidence, Outcome
-from agentkgv.agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_jsonl, write_jsonl
 from agentkgv.data.settings import Settings
 from agentkgv.eval.metrics import score
+from agentkgv.reader_agent.calibration import Calibration, Evidence, Outcome
+from agentkgv.reader_agent.stopping import FEATURES, LearnedStop, SearchState, SettledRule
 from agentkgv.train.grpo import plot_log
 from agentkgv.train.grpo_math import group_advantages, grpo_loss, reward
 

@@ -16,11 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkgv.agent.base import Turn, Verdict
+from agentkgv.core.runner import load_run
+from agentkgv.core.trace import Turn
+from agentkgv.core.verdict import Verdict
 from agentkgv.data.benchmark import triple_key
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Example
-from agentkgv.eval.runner import load_run
 from agentkgv.train.teacher import teacher_logs, teacher_policy
 
 SFT_FILE = "sft.jsonl"
@@ -65,7 +66,7 @@ def sft_pairs(verdict: Verdict, turns_taken: str = "last", sample: int = 0) -> l
     should copy (the privileged teacher: its rewrites and its stops are all decided from the state)."""
     if turns_taken not in TURNS_TAKEN:
         raise ValueError(f"turns_taken must be one of {TURNS_TAKEN}, not {turns_taken!r}")
-    turns = [turn for turn in verdict.trajectory if turn.by_model]  # a rule's answer teaches nothing
+    turns = [turn for turn in verdict.turns if turn.by_model]  # a rule's answer teaches nothing
     if not verdict.correct or not turns or turns[-1].action is None or turns[-1].action.kind != "answer":
         return []
     pid = verdict.triple.predicate_id

@@ -20,17 +20,17 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from agentkgv.agent.agentkgv import AgentConfig, TeacherAids
-from agentkgv.agent.base import Verifier
-from agentkgv.agent.factory import build_verifier
-from agentkgv.agent.run_config import RunConfig
-from agentkgv.data.benchmark import round_robin
+from agentkgv.config import ResolvedRun, RunConfig
+from agentkgv.core.runner import Bar, no_bar, run_verifier
+from agentkgv.core.verdict import Verifier
+from agentkgv.data.hard_negatives import round_robin
 from agentkgv.data.records import Example
 from agentkgv.data.settings import Settings
 from agentkgv.eval.metrics import score
-from agentkgv.eval.runner import Bar, no_bar, run_verifier
 from agentkgv.eval.subsets import hard_negative_pairs
 from agentkgv.llm.base import LLM
+from agentkgv.llm_agent.config import AgentConfig, TeacherAids
+from agentkgv.registry import build_verifier
 from agentkgv.retrieval.base import Retriever
 from agentkgv.train.privileged import PrivilegedTeacher, privileges
 
@@ -118,10 +118,10 @@ def teacher_verifier(run: RunConfig, plan: TeacherConfig, policy: TeacherPolicy,
         a = run.agent
         teacher = PrivilegedTeacher(privileges(train), plan.max_searches, a.reasoning_chars, a.max_cited,
                                     a.max_passage_words)
-        return build_verifier(run.model_copy(update={"agent": every_turn_taught(a)}), retriever, paraphrases,
-                              policy=teacher)
+        return build_verifier(ResolvedRun(run.model_copy(update={"agent": every_turn_taught(a)})), retriever,
+                              paraphrases, policy=teacher)
     sampled = run.model_copy(update={"agent": teacher_agent_config(run.agent, plan, sample)})
-    return build_verifier(sampled, retriever, paraphrases, llm)
+    return build_verifier(ResolvedRun(sampled), retriever, paraphrases, llm)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from agentkgv.agent.evidence_view import runs_apart
+from agentkgv.core.evidence_view import runs_apart
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Triple
 from agentkgv.data.text import fold, label_key

@@ -1,1 +1,0 @@
-"""Verifiers: the AgentKGV agent and the baselines, all behind one `Verifier` interface."""

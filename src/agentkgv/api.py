@@ -1,0 +1,122 @@
+"""The Python API: one object that loads a verifier once, and typed verdicts back.
+
+    from agentkgv import KGVerifier
+    verifier = KGVerifier()
+    verdicts = verifier.verify([("Douglas Adams", "place of birth", "Cambridge")])
+
+`KGVerifier` takes what the command line takes: a run config, a document index, the method and readers, the
+data and cache folders. `verify` reads triples from Python (tuples, `Triple`s), an rdflib graph, or a file, and
+with `output` writes them as `agentkgv verify` does (appended, resumable). `index_documents` builds or updates
+an index of a user's documents. The command line's `verify`, `check` and `index` call these.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from agentkgv.commands.build import BATCH_SIZE, SILENT, Hooks
+from agentkgv.commands.build import index_documents as update_document_index
+from agentkgv.commands.verify import OnError, check_triple, load_verifier, opened_index, read_user_file, verify_triples
+from agentkgv.config import RunConfig, RunOptions, resolve
+from agentkgv.core.ray_runner import RayOptions
+from agentkgv.core.verdict import BriefTraces, Verdict
+from agentkgv.data.documents import ChunkConfig
+from agentkgv.data.errors import DataError
+from agentkgv.data.rdf_graphs import graph_claims
+from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.paths import Workspace
+from agentkgv.retrieval.user_index import IndexReport
+
+TripleLike = Triple | LabeledTriple | tuple[str, str, str]
+
+
+class KGVerifier:
+    """A verifier of knowledge-graph triples: the shipped reader agent on the built-in corpus by default.
+
+    `config`: a run config (a `RunConfig`, or the path of its TOML); `index`: the name of a document index to
+    read instead of the corpus (`index_documents`); the other keywords are the command line's options of the same
+    name (`method`, `judge`, `reader`, `rare_reader`, `stop_policy`, `absence`, `prior`, `retriever`, `backend`,
+    `model`, `adapter`, ...). The run is resolved at once, so a missing index or reader is refused here."""
+
+    def __init__(self, config: RunConfig | str | Path | None = None, *, index: str | None = None,
+                 base_model: bool = False, data_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+                 hooks: Hooks = SILENT, **options: object):
+        self.workspace = Workspace(data_dir and Path(data_dir), cache_dir and Path(cache_dir))
+        base = config if isinstance(config, RunConfig) else RunConfig.load(None if config is None else Path(config))
+        self.run = RunOptions(index=index, **options).apply(base)
+        self.base_model, self.hooks = base_model, hooks
+        # Over a document index the index decides the retriever: one asked for is refused if the index is another.
+        self.retriever_asked = options.get("retriever")
+        self.resolved = resolve(self.run, self.workspace, base_model, self.retriever_asked)
+        self._loaded = None
+
+    def verify(self, triples: Iterable[TripleLike] | str | Path | object, output: str | Path | None = None, *,
+               batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
+               aliases: str | Path | None = None, on_error: OnError = "fail") -> list[Verdict]:
+        """The verdicts of `triples`, in their order: an iterable of (subject, predicate, object) tuples or
+        `Triple`s, an rdflib `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl). With `output`,
+        they are appended to that JSONL as `agentkgv verify` writes them, and a rerun resumes; without it, the
+        verifier loaded by the first call verifies them in memory (no `ray`, `aliases` or file resume).
+        `trajectories`: keep each verdict's whole trace, not its brief."""
+        items, name = self._items(triples, output, on_error)
+        if output is None and ray is None and aliases is None:
+            return self._in_memory(items, batch_size, trajectories)
+        if output is None:
+            with tempfile.TemporaryDirectory() as folder:
+                return self.verify(items, Path(folder) / "verdicts.jsonl", batch_size=batch_size,
+                                   trajectories=trajectories, ray=ray, aliases=aliases)
+        return verify_triples(self.workspace, self.run, items, name, Path(output), batch_size, trajectories, ray,
+                              self.hooks, aliases and Path(aliases), self.retriever_asked, self.base_model)
+
+    def check(self, subject: str, predicate: str, obj: str) -> Verdict:
+        """One triple's verdict with its whole trace, nothing written."""
+        return check_triple(self.workspace, self.run, Triple(subject, predicate, obj), self.hooks,
+                            self.retriever_asked, self.base_model)
+
+    def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool) -> list[Verdict]:
+        if self._loaded is None:
+            resolved, index = opened_index(self.workspace, self.run, self.resolved, self.base_model)
+            self._loaded = load_verifier(self.workspace, resolved, self.hooks, index).verifier
+        verifier = self._loaded if trajectories else BriefTraces(self._loaded)
+        verdicts: list[Verdict] = []
+        with self.hooks.bar("verifying", len(items)) as advance:
+            for start in range(0, len(items), batch_size):
+                batch = verifier.verify(items[start:start + batch_size])
+                verdicts += batch
+                advance(len(batch))
+        return verdicts
+
+    def _items(self, triples: object, output: str | Path | None, on_error: OnError) -> tuple[list[LabeledTriple], str]:
+        if isinstance(triples, (str, Path)):
+            path = Path(triples)
+            return read_user_file(path, Path(output or path.with_suffix(".verdicts.jsonl")), on_error, self.hooks), path.name
+        from rdflib import Graph
+
+        if isinstance(triples, Graph):
+            return list(graph_claims(triples, "graph", "user:graph")), "graph"
+        items = []
+        for number, triple in enumerate(triples, start=1):
+            if isinstance(triple, LabeledTriple):
+                items.append(triple)
+            elif isinstance(triple, Triple):
+                items.append(LabeledTriple(f"triple:{number}", triple))
+            elif isinstance(triple, tuple) and len(triple) == 3 and all(isinstance(part, str) for part in triple):
+                items.append(LabeledTriple(f"triple:{number}", Triple(*triple)))
+            else:
+                raise DataError("triples", f"item {number} is not a (subject, predicate, object) tuple of strings, "
+                                           f"a Triple or a LabeledTriple: {triple!r}")
+        return items, "triples"
+
+
+def index_documents(name: str, documents: Iterable[str | Path] = (), *, cache_dir: str | Path | None = None,
+                    retriever: str | None = None, embedding_model: str | None = None, chunking: ChunkConfig | None = None,
+                    trust: Iterable[str | Path] = (), distrust: Iterable[str | Path] = (), wait: bool = True,
+                    absence: str | None = None, hooks: Hooks = SILENT) -> IndexReport:
+    """Create the named index of a user's documents (files and folders: .txt .md .html .pdf, passage tables), or
+    update it: only new or changed files are read. `distrust`: sources kept but never deciding alone. Read it with
+    `KGVerifier(index=name)`."""
+    return update_document_index(Workspace(None, cache_dir and Path(cache_dir)), name, [Path(d) for d in documents],
+                                 retriever, embedding_model, chunking, hooks, [Path(t) for t in trust],
+                                 [Path(d) for d in distrust], wait, absence)

@@ -1,0 +1,70 @@
+"""The `agentkgv` command line: options in, tables out. Its commands are grouped by what they serve, each group
+a typer app beside its loop (verify and report, build, bench, train, review, graph); this module joins them,
+and turns bad input into one readable line and an exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import metadata
+from typing import Annotated
+
+import typer
+
+from agentkgv.commands import bench_cli, build_cli, graph_cli, review_cli, train_cli, verify_cli
+from agentkgv.commands.display import console
+from agentkgv.commands.options import INTERRUPTED, USER_ERROR
+from agentkgv.core.runner import RunLocked, RunSettingsChanged
+from agentkgv.data.errors import DataError
+
+app = typer.Typer(help="Verify knowledge-graph triples against a document corpus.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+for group in (verify_cli, build_cli, bench_cli, train_cli, review_cli, graph_cli):
+    app.add_typer(group.app)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        console.print(f"agentkgv {metadata.version('agentkgv')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def options(version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
+                                                  help="Print the version and exit.")] = False) -> None:
+    """Verify knowledge-graph triples against a document corpus."""
+
+
+# What a Ctrl-C leaves, by command: every command that writes keeps what it finished.
+_ON_INTERRUPT = {"verify": "the verdicts written so far are kept; run the same command again to resume",
+                 "eval": "the verdicts written so far are kept; run the same command again to resume",
+                 "index": "the index is as it was before this update; run the same command again"}
+
+
+def main() -> None:
+    """Entry point: bad input ends with one readable line naming the file, not a traceback; Ctrl-C with what
+    was kept."""
+    try:
+        app()
+    except (DataError, RunLocked, RunSettingsChanged) as error:
+        console.print(f"[bold red]error:[/] {error}")
+        sys.exit(USER_ERROR)
+    except OSError as error:
+        if error.filename is None:  # a network or library fault, not a path: its traceback is the report
+            raise
+        # A path the user gave that the system refused (a folder, read-only, full disk).
+        console.print(f"[bold red]error:[/] {error.filename}: {error.strerror or error}; check the path and its "
+                      "permissions")
+        sys.exit(USER_ERROR)
+    except SystemExit as exit:
+        if exit.code == INTERRUPTED:  # typer's exit for Ctrl-C
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), "")
+    console.print(f"[yellow]interrupted:[/] {_ON_INTERRUPT.get(command, 'nothing half-written is kept')}")
+    sys.exit(INTERRUPTED)
+
+

@@ -1,0 +1,177 @@
+"""RDF graphs as triples to verify: N-Triples and Turtle files, or an rdflib graph in memory. RDF terms are read
+as the verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its
+`rdfs:label` if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`), and its
+`skos:altLabel`s are its aliases. A file's errors name its line where rdflib lets them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+from rdflib import RDFS, SKOS, BNode, Graph, Literal, URIRef
+from rdflib.plugins.parsers.notation3 import BadSyntax
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import decoded_lines
+from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
+
+
+# Naming and documentation triples describe the graph's terms; they are not claims to verify.
+_ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, SKOS.prefLabel, SKOS.altLabel})
+
+
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-\s]+")
+
+
+_WIKIDATA = re.compile(r"https?://www\.wikidata\.org/(?:entity|prop/direct|prop)/([QP][0-9]+)")
+
+
+def predicate_words(name: str) -> str:
+    """`birthPlace` -> `birth place`, `date_of_birth` -> `date of birth`; acronyms and ids keep their case."""
+    words = [word for word in _WORD_BREAK.split(name) if word]
+    return " ".join(word if word.isupper() or not word.isalpha() else word.lower() for word in words)
+
+
+def local_name(iri: str) -> str:
+    """The last segment of an IRI, percent-decoded: `http://dbpedia.org/resource/Pel%C3%A9` -> `Pelé`."""
+    iri = iri.rstrip("/#")
+    separator = "#" if "#" in iri else "/" if "/" in iri else ":"  # DBpedia names may hold a ':'
+    return unquote(iri.rsplit(separator, 1)[-1])
+
+
+def read_rdf(path: Path, rdflib_format: str,
+              on_error: Callable[[DataError], None] | None) -> Iterator[LabeledTriple]:
+    try:
+        graph = _parse(path, rdflib_format)
+    except DataError:
+        # Turtle statements span lines, so a broken one cannot be cut out; an N-Triples line can.
+        if on_error is None or rdflib_format != "nt":
+            raise
+        graph = _parse_lines(path, on_error)
+    yield from graph_claims(graph, path.stem, f"user:{path.name}", path)
+
+
+def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "graph") -> Iterator[LabeledTriple]:
+    """The triples an rdflib graph states, to verify: every statement but labels and other names, named by the
+    graph's labels (rdfs:label, skos:prefLabel; skos:altLabel as aliases) or the IRI's local name. `name` starts
+    their ids; `origin` is named in errors."""
+    names, aliases = _names(graph), _alt_labels(graph)
+    claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
+    for index, (subject, predicate, obj) in enumerate(claims, start=1):
+        yield LabeledTriple(
+            id=f"{name}:{index}",
+            triple=Triple(
+                subject=_term_label(subject, names),
+                predicate=predicate_words(local_name(str(predicate))),
+                object=_term_label(obj, names),
+                predicate_id=_term_id(predicate),
+                subject_id=_term_id(subject),
+                object_id=_term_id(obj),
+                subject_aliases=aliases.get(subject, ()),
+                object_aliases=aliases.get(obj, ()),
+                rdf=RdfTerms(*(n_triples(term, origin) for term in (subject, predicate, obj))),
+            ),
+            source=source,
+        )
+
+
+def _parse(path: Path, rdflib_format: str) -> Graph:
+    for _ in decoded_lines(path):  # rdflib's own decoding error names no line
+        pass
+    graph = Graph()
+    try:
+        graph.parse(path, format=rdflib_format)
+    except BadSyntax as error:
+        raise DataError(path, f"bad {rdflib_format} syntax: {error.args[-1]}", error.lines + 1) from None
+    except Exception as error:  # rdflib raises several unrelated types; all mean the file cannot be read
+        line = _first_bad_line(path, rdflib_format)
+        raise DataError(path, f"not valid {rdflib_format}: {error}", line) from None
+    return graph
+
+
+def _parse_lines(path: Path, on_error: Callable[[DataError], None]) -> Graph:
+    """The good lines of an N-Triples file, each bad one reported with its number."""
+    graph = Graph()
+    for number, line in enumerate(decoded_lines(path, on_error), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            graph.parse(data=line, format="nt")
+        except Exception as error:  # as in _parse: rdflib's error types vary
+            on_error(DataError(path, f"not valid nt: {error}", number))
+    return graph
+
+
+def _first_bad_line(path: Path, rdflib_format: str) -> int | None:
+    """N-Triples errors carry no line number; each line is a statement, so parse them one by one."""
+    if rdflib_format != "nt":
+        return None
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        try:
+            Graph().parse(data=line, format="nt")
+        except Exception:
+            return number
+    return None
+
+
+def _names(graph: Graph) -> dict:
+    """Term -> label, from rdfs:label (else skos:prefLabel), English or untagged labels preferred."""
+    names: dict = {}
+    for predicate in (SKOS.prefLabel, RDFS.label):  # rdfs:label last, so it wins
+        for subject, label in graph.subject_objects(predicate):
+            if isinstance(label, Literal) and (label.language in (None, "en") or subject not in names):
+                names[subject] = str(label)
+    return names
+
+
+def _alt_labels(graph: Graph) -> dict:
+    """Term -> its skos:altLabel names, the aliases a passage may name it by."""
+    aliases: dict = {}
+    for subject, label in sorted(graph.subject_objects(SKOS.altLabel)):
+        if isinstance(label, Literal):
+            aliases[subject] = (*aliases.get(subject, ()), str(label))
+    return aliases
+
+
+def _term_label(term: object, names: dict) -> str:
+    if term in names:
+        return names[term]
+    if isinstance(term, Literal):
+        return str(term)
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    return local_name(str(term)).replace("_", " ")
+
+
+def n_triples(term: object, path: Path) -> str:
+    """An rdflib term in N-Triples syntax, as pyoxigraph writes it (rdflib's own n3() is Turtle: long
+    strings in triple quotes)."""
+    import pyoxigraph as ox
+
+    try:
+        if isinstance(term, URIRef):
+            return str(ox.NamedNode(str(term)))
+        if isinstance(term, BNode):
+            return str(ox.BlankNode(str(term)))
+        if isinstance(term, Literal):
+            if term.language:
+                return str(ox.Literal(str(term), language=term.language))
+            if term.datatype:
+                return str(ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype))))
+            return str(ox.Literal(str(term)))
+    except ValueError as error:
+        raise DataError(path, f"not an RDF term pyoxigraph accepts: {term!r} ({error})") from None
+    raise DataError(path, f"not an RDF term: {term!r}")
+
+
+def _term_id(term: object) -> str | None:
+    return term_id(str(term)) if isinstance(term, URIRef) else None
+
+
+def term_id(iri: str) -> str:
+    """The id a triple keeps for an IRI: a Wikidata entity or property as its Q/P id, else the IRI."""
+    match = _WIKIDATA.fullmatch(iri)
+    return match.group(1) if match else iri

@@ -1,0 +1,230 @@
+"""The agent with the evidence reader as its judge: search, read every shown passage, rewrite until a
+passage supports the triple or the search budget is spent, then a calibrated verdict.
+
+Each turn runs one query of the combination table (paper appendix A) that no earlier turn asked, in the
+order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the subject alone (the evidence
+may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
+new passage against the triple; the best score over all turns, with whether a passage named both the
+subject and the object and the best score among those, is the evidence for it (reader_agent/calibration.py), and
+the calibration turns it into P(true). After each search the stop policy (reader_agent/stopping.py) decides whether
+to search again: by default a turn whose evidence already makes the triple true ends the search, since more
+passages can only raise P(true). The later queries (the subject alone, the paraphrase) find the passages
+about the subject, where the documents give the value they hold instead.
+
+What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
+contradicted where no passage supports it and a trusted passage read states another value where its object
+stands (reader_agent/contradiction.py), which is then cited first; not enough evidence otherwise, false only where
+the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
+(reader_agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
+A passage whose words between the names state a rival relation and not this one supports nothing
+(reader_agent/relation_cues.py). Passages of a distrusted source are read but their support alone decides nothing:
+a triple only they support is not enough evidence, with no verdict. The evidence cited is the passages the
+reader scored highest.
+
+A relation the reader learned from few facts or none (a user's own, or one the benchmark keeps unseen) is
+judged by a second reader with its own calibration (`RareRelations`): one trained with the relation's
+description in every claim, which reads a relation by its meaning rather than its name. It is the better
+judge of relations neither reader saw and the worse one of relations the first learned well, FactBench's
+`birth place` against `death place` among them (BENCHMARKS.md, *Relation glosses*).
+
+Triples advance turn-synchronously, as in the LLM agent: one retrieval batch a turn, and one batch for each
+reader that judges a triple of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agentkgv.core.combinations import compose_query, paraphrases_of
+from agentkgv.core.verdict import EvidenceRef, Finding, Tally, Verdict
+from agentkgv.data.records import LabeledTriple
+from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
+from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
+from agentkgv.reader_agent.claims import Claim
+from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
+from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values
+from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
+from agentkgv.reader_agent.reader import reader_view
+from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
+from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
+from agentkgv.retrieval.base import Hit, Retriever
+from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
+
+# P(true) of a label the subject's own names settle, with nothing read: a name match, not a calibrated reading.
+LABEL_BY_NAME = 0.95
+
+
+@dataclass
+class Reading(Tally):
+    """One triple's run: the queries left, the passages read and the best support found."""
+
+    item: LabeledTriple
+    judge: ReaderJudge
+    queries: list[str]
+    claim: Claim
+    read: dict[str, tuple[Hit, float]] = field(default_factory=dict)  # passage id -> (hit, support logit)
+    evidence: Evidence = field(default_factory=Evidence)  # from the passages of trusted sources
+    everything: Evidence = field(default_factory=Evidence)  # from every passage, distrusted ones too
+    history: list[Evidence] = field(default_factory=list)  # the evidence after each search
+    steps: list[SearchStep] = field(default_factory=list)
+    contradiction: Contradiction | None = None
+
+    def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
+        """The best-supported passages, those of trusted sources first."""
+        return sorted(self.read.values(), key=lambda pair: (distrusted(pair[0].passage.source), -pair[1]))[:count]
+
+
+class ReadingAgent:
+    name = "agentkgv"
+
+    def __init__(self, retriever: Retriever, judge: ReaderJudge, paraphrases: dict[str, list[str]],
+                 config: ReadingConfig | None = None, rare: RareRelations | None = None,
+                 relations: RelationFacts | None = None, distrusted: DistrustedSource = DistrustedSource(())):
+        """`judge`: the main reader with its calibration and stop policy; a judge without calibration reads every
+        triple to the full search budget and decides nothing: what the calibration is fitted from. `rare`: the
+        judge of relations the main reader rarely learned, if any. `relations`: the relations another value
+        contradicts, the names their values take, the words that state them; None: the shipped table and the
+        config's relations, with no names and no cues (a date or a number can still contradict). `distrusted`:
+        the sources whose passages are read but whose support alone decides nothing (it sends the triple to
+        review), recorded in the verdict."""
+        self.config = config or ReadingConfig()
+        self.distrusted = distrusted
+        self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)
+        self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
+        self.retriever, self.main, self.rare = retriever, judge, rare
+        self.paraphrases = paraphrases
+
+    def start(self, item: LabeledTriple) -> Reading:
+        claim = Claim.of(item.triple)
+        paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
+        queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
+        judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
+        # No passage can check a link or an identifier, and a label the subject's own names settle needs none;
+        # a reading for a calibration to be fitted reads every triple.
+        searched = claim.checkable and not claim.named_by_subject() or judge.calibration is None
+        return Reading(item=item, judge=judge, claim=claim, done=not searched,
+                       queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
+
+    def run(self, items: list[LabeledTriple]) -> list[Reading]:
+        readings = [self.start(item) for item in items]
+        active = [r for r in readings if not r.done]
+        while active:
+            self.step(active)
+            active = [r for r in active if not r.done]
+        return readings
+
+    def seeks_others(self, reading: Reading) -> bool:
+        """Whether another value a passage gives would contradict the triple, so is read as well."""
+        return bool(self.config.other_values) and reading.judge.calibration is not None and contradicts(
+            reading.claim, self.relations)
+
+    def step(self, active: list[Reading]) -> None:
+        started = time.perf_counter()
+        queries = [r.queries.pop(0) for r in active]
+        results, withheld = search_recorded(self.retriever, queries, self.config.top_k)
+        fresh: list[tuple[Reading, Hit]] = []
+        for reading, query, hits, dropped in zip(active, queries, results, withheld):
+            reading.searches += 1
+            reading.withhold(dropped)
+            fresh += [(reading, h) for h in hits if h.passage.id not in reading.read]
+            reading.steps.append(SearchStep(query, [h.passage.id for h in hits]))
+        # A date or a number is named by its value: the triple each passage is read against marks the forms
+        # in which that passage writes it.
+        triples = [reading.claim.for_passage(hit.passage.text) for reading, hit in fresh]
+        # The values a trusted passage gives in the object's place (reader_agent/contradiction.py) are read in the same
+        # batch: whether one contradicts the triple matters only where nothing supports it, which the verdict
+        # decides; one batch a turn costs less than a second pass over the triples left unsupported.
+        others = [(i, value) for i, (reading, hit) in enumerate(fresh)
+                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
+                  for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
+        pairs = [(triple, hit.passage.text, hit.passage.title) for triple, (_, hit) in zip(triples, fresh)] + [
+            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
+            for i, value in others]
+        owners = [reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others]
+        scores = np.zeros(len(pairs), dtype=np.float32)
+        for judge in {id(r.judge): r.judge for r in owners}.values():  # one reader batch per judge
+            mine = [k for k, r in enumerate(owners) if r.judge is judge]
+            scores[mine] = judge.reader.score([pairs[k] for k in mine])
+        scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
+        for (i, value), logit in zip(others, scores[len(fresh):]):
+            self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+        for (reading, hit), triple, score in zip(fresh, triples, scores[:len(fresh)]):
+            view = reader_view(triple, hit.passage.text)
+            if self.relations.cues.denies(triple, view.text):
+                score = NO_SUPPORT  # its words between the names state a rival relation and not this one
+            reading.read[hit.passage.id] = (hit, float(score))
+            named = view.has_subject and view.has_object
+            reading.everything = reading.everything.add(float(score), named, view.has_subject)
+            if self.distrusted.covers(hit.passage.source):
+                reading.withhold([Withheld(hit.passage.id, hit.passage.source, self.distrusted.why)])
+            else:
+                reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
+        for reading in active:
+            e = reading.evidence
+            reading.history.append(e)
+            reading.steps[-1].note = (f"best support so far {e.support:.2f} over {len(reading.read)} passages "
+                                      f"(reader {reading.judge.reader.name}); "
+                                      f"a passage names both: {'yes' if e.named_both else 'no'}")
+            reading.done = reading.judge.stops(e, reading.searches, self.config.max_searches) or not reading.queries
+        share = (time.perf_counter() - started) / max(1, len(active))
+        for reading in active:
+            reading.seconds += share
+
+    @staticmethod
+    def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:
+        """Keep the passage as the triple's contradiction where the calibration would call the triple with
+        `value` true, and more surely than any kept so far."""
+        calibration = reading.judge.calibration
+        assert calibration is not None
+        p_other = calibration.probability(Evidence().add(logit, True, True))
+        best = reading.contradiction
+        if p_other >= calibration.true_at and (best is None or p_other > best.p_other):
+            reading.contradiction = Contradiction(hit, value, p_other)
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        if self.main.calibration is None:
+            raise ValueError("a reader without calibration decides nothing: run `agentkgv train-reader`")
+        return [self.to_verdict(r) for r in self.run(items)]
+
+    def to_verdict(self, reading: Reading) -> Verdict:
+        calibration = reading.judge.calibration
+        assert calibration is not None
+        claim, contradiction = reading.claim, reading.contradiction
+        p_support = calibration.probability(reading.evidence)
+        main = self.main.calibration
+        prior = self.config.prior or (main.prior if main is not None else None) or DEFAULT_PRIOR
+        cited: list[Hit] = []
+        stated_instead = None
+        if not claim.checkable:
+            finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
+        elif claim.named_by_subject():
+            finding, verdict, p_true = Finding.SUPPORTED, True, LABEL_BY_NAME
+        elif calibration.outcome(p_support) is Outcome.TRUE:
+            finding, verdict, p_true = Finding.SUPPORTED, True, p_support
+        elif contradiction is not None:
+            finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
+            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
+            cited = [contradiction.hit]
+        elif calibration.settles(reading.everything):
+            # Only a distrusted source supports it: a person decides.
+            finding, verdict, p_true = Finding.NOT_ENOUGH_EVIDENCE, None, p_support
+        else:
+            finding = Finding.NOT_ENOUGH_EVIDENCE
+            verdict, p_true = self.absence.unsupported(calibration, reading.evidence, prior)
+        # A verdict the trusted evidence decided cites it first; one sent to review shows what it would have taken.
+        trusted_first = self.distrusted.covers if verdict is not None else (lambda source: False)
+        cited += [hit for hit, score in reading.best(self.config.max_cited, trusted_first) if hit not in cited]
+        return Verdict(
+            id=reading.item.id, triple=reading.item.triple, verdict=verdict, method=self.name,
+            gold=reading.item.label, confidence=None if p_true is None else round(
+                p_true if verdict else 1.0 - p_true if verdict is False else max(p_true, 1.0 - p_true), 4),
+            evidence=[EvidenceRef.of(h.passage) for h in cited[:self.config.max_cited]],
+            search_calls=reading.searches, seconds=reading.seconds,
+            trace=ReadingTrace(reading.evidence if reading.searches else None, reading.judge is not self.main, reading.steps),
+            p_true=None if p_true is None else round(p_true, 4),
+            undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
+            outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld)

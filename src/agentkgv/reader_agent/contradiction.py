@@ -1,0 +1,46 @@
+"""Where a passage read contradicts a triple: it states another value where the triple's object stands, for a
+relation where another value excludes the object.
+
+A value is another date, another number beyond rounding, or another name the facts files give for a relation
+with one value per subject (reader_agent/relation_facts.py). The reader then scores the triple with that value
+against the passage; where its calibration would call that triple true, the passage contradicts the claim.
+Because the reader keys on the marked names more than on the words between them, a value counts only where
+the passage's words between the subject and it say the relation (`born` for a birth, `founded` for a
+founding): "Codemasters opened an office in 2006" contradicts no founding year.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentkgv.reader_agent.claims import Claim, Kind
+from agentkgv.reader_agent.reader import reader_view
+from agentkgv.reader_agent.relation_facts import RelationFacts
+from agentkgv.retrieval.base import Hit
+
+
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """A passage read that states another value where the triple's object stands, and the reader's support
+    for the triple with that value."""
+
+    hit: Hit
+    value: str
+    p_other: float  # P(true) of the triple with `value`, by the judge's calibration
+
+
+def contradicts(claim: Claim, relations: RelationFacts) -> bool:
+    """Whether another value would contradict the claim: a date or a number, or a name of a relation with one
+    value per subject."""
+    return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and relations.holds(claim.triple))
+
+
+def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) -> list[str]:
+    """The values a passage about the subject gives in the object's place, with the relation's words between
+    the subject and each; the first `limit` found."""
+    if not reader_view(claim.triple, text).has_subject:
+        return []
+    found = (relations.others_in(claim.triple, text, limit) if claim.kind is Kind.ENTITY
+             else claim.others_in(text, limit))
+    return [value for value in found
+            if relations.cues.states(claim.with_object(value), reader_view(claim.with_object(value), text).text)]

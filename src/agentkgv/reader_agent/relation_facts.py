@@ -1,0 +1,109 @@
+"""What the facts files say of each relation: whether it has one value per subject, the names its values take,
+the words that state it. Where another value a passage states contradicts a triple, and where a passage's
+words say another relation (reader_agent/relation_cues.py).
+
+`born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
+Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
+lower-cased; X-FACTR's N-1 and 1-1 relations, `data.predicates.one_valued_keys`, which a test checks it against)
+and a run's own (`ReadingConfig.one_valued`). What counts as another value: a name the facts
+files give as an object of that relation (a city for a place of birth, a network for a network), found in
+the passage as written, so that `Wales` is never read as a genre. A name that follows another after a comma
+is where the first lies (`Cheltenham, Gloucestershire`), not a second value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from agentkgv.data.co_mention import ObjectNames
+from agentkgv.data.errors import DataError
+from agentkgv.data.lama import iter_known_triples
+from agentkgv.data.predicates import by_name, load_predicates
+from agentkgv.data.records import Triple
+from agentkgv.data.text import folded_words
+from agentkgv.reader_agent.relation_cues import RelationCues
+
+ONE_VALUED_FILE = "one_valued.json"
+
+
+def shipped_table() -> Path:
+    return Path(str(resources.files("agentkgv.reader_agent").joinpath(ONE_VALUED_FILE)))
+
+
+@dataclass(frozen=True)
+class RelationFacts:
+    keys: frozenset[str]  # the relations with one value per subject
+    # The names each relation's objects take, by the relation's id, label and aliases (`by_name`).
+    names: dict[str, ObjectNames] = field(default_factory=dict)
+    cues: RelationCues = field(default_factory=lambda: RelationCues({}, {}))
+
+    def holds(self, triple: Triple) -> bool:
+        return self._key(triple) is not None
+
+    def _key(self, triple: Triple) -> str | None:
+        for key in (triple.predicate_id, triple.predicate.lower()):
+            if key in self.keys:
+                return key
+        return None
+
+    def others_in(self, triple: Triple, text: str, limit: int) -> list[str]:
+        """The values of this one-valued relation `text` names as written, other than the triple's object and
+        its aliases and outside the subject's names; a name right after another and a comma left out."""
+        key = self._key(triple)
+        names = self.names.get(key) if key is not None else None
+        if names is None:
+            return []
+        own = {tuple(folded_words(n)) for n in (*triple.object_names, *triple.subject_names)}
+        subject = " " + " ".join(" ".join(folded_words(n)) for n in triple.subject_names) + " "
+        found: list[tuple[int, str]] = []
+        for _, label in names.found_in(text):
+            match = re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text)
+            words = tuple(folded_words(label))
+            if match is None or words in own or f" {' '.join(words)} " in subject:
+                continue
+            if re.search(r"\w[\w.)]*\s*,\s*$", text[:match.start()]):
+                continue  # `Cheltenham, Gloucestershire`: the place that contains the one before
+            found.append((match.start(), label))
+        return [label for _, label in sorted(found)][:limit]
+
+    @staticmethod
+    def read(path: Path, extra: tuple[str, ...] = (), names: dict[str, ObjectNames] | None = None,
+             cues: RelationCues | None = None) -> RelationFacts:
+        try:
+            keys = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise DataError(path, f"cannot read the one-valued relations: {error}") from None
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise DataError(path, "expected a list of relation ids and names")
+        own = {name if re.fullmatch(r"P\d+", name) else name.lower() for name in extra}
+        return RelationFacts(frozenset(keys) | own, names or {}, cues or RelationCues({}, {}))
+
+    @staticmethod
+    def load(data_dir: Path, extra: tuple[str, ...] = ()) -> RelationFacts:
+        """The shipped table and `extra`, with the object names and cues of every relation the facts files under
+        `data_dir` hold (none when it holds none: then only dates and numbers contradict, and no cue denies).
+        Built once per folder and process: every verifier of a run shares it."""
+        return _loaded(Path(data_dir).resolve(), tuple(extra))
+
+
+@lru_cache(maxsize=4)
+def _loaded(data_dir: Path, extra: tuple[str, ...]) -> RelationFacts:
+    pools: dict[str, set[str]] = defaultdict(set)
+    if (data_dir / "lama_trex").exists():
+        for predicate, _, _, _, label in iter_known_triples(data_dir):
+            pools[predicate].add(label)
+    if not pools:
+        return RelationFacts.read(shipped_table(), extra)
+    predicates = load_predicates(data_dir)
+    names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
+                                 for pid, labels in pools.items()})
+    built = RelationCues.build(predicates, pools)
+    cues = RelationCues(by_name(predicates, {pid: own for pid, (own, _) in built.items()}),
+                        by_name(predicates, {pid: rivals for pid, (_, rivals) in built.items()}))
+    return RelationFacts.read(shipped_table(), extra, names, cues)

@@ -1,0 +1,91 @@
+"""The Python API: the README's example as written, and one verifier that reads tuples, an rdflib graph and a
+file alike, writes and resumes an output, and reads an index of a user's documents."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import RDFS
+
+from agentkgv import Finding, KGVerifier, Triple, Verdict, index_documents
+from agentkgv.data.errors import DataError
+from agentkgv.data.jsonl import write_jsonl
+from agentkgv.retrieval.bm25 import BM25Retriever
+
+README = Path(__file__).parents[1] / "README.md"
+TRIPLES = [("Allan Peiper", "place of birth", "Alexandra"), ("Allan Peiper", "place of birth", "Melbourne")]
+
+
+def small_cache(tmp_path: Path, small_passages) -> Path:
+    """A cache holding the small corpus and its BM25 index: the built-in corpus of these tests."""
+    cache = tmp_path / "cache"
+    write_jsonl(cache / "corpus" / "passages.jsonl",
+                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
+    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+    return cache
+
+
+def test_the_readme_python_example_runs_as_written(tmp_path, data, small_passages):
+    code = re.search(r"## Python API\n\n```python\n(.*?)```", README.read_text(), re.S).group(1)
+    env = {**os.environ, "AGENTKGV_CACHE": str(small_cache(tmp_path, small_passages)), "AGENTKGV_DATA": str(data.resolve())}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    assert line.startswith(tuple(f.value for f in Finding)), line
+
+
+def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, small_passages):
+    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=small_cache(tmp_path, small_passages))
+    from_tuples = verifier.verify(TRIPLES)
+    assert all(isinstance(v, Verdict) for v in from_tuples)
+    assert [v.verdict for v in from_tuples] == [True, False] and "Peiper" in from_tuples[0].evidence[0].text
+    assert [v.verdict for v in verifier.verify([Triple(*t) for t in TRIPLES])] == [True, False]
+
+    graph = Graph()
+    peiper, born = URIRef("http://example.org/Allan_Peiper"), URIRef("http://example.org/placeOfBirth")
+    for name, node in (("Allan Peiper", peiper), ("Alexandra", URIRef("http://example.org/Alexandra")),
+                       ("Melbourne", URIRef("http://example.org/Melbourne"))):
+        graph.add((node, RDFS.label, Literal(name, lang="en")))
+    graph.add((peiper, born, URIRef("http://example.org/Alexandra")))
+    graph.add((peiper, born, URIRef("http://example.org/Melbourne")))
+    from_graph = verifier.verify(graph)
+    assert sorted((v.triple.object, v.verdict) for v in from_graph) == [("Alexandra", True), ("Melbourne", False)]
+
+    csv = tmp_path / "graph.csv"
+    csv.write_text("subject,predicate,object\n" + "".join(",".join(t) + "\n" for t in TRIPLES))
+    output = tmp_path / "verdicts.jsonl"
+    from_file = verifier.verify(csv, output)
+    assert [v.verdict for v in from_file] == [True, False]
+    assert [json.loads(line)["verdict"] for line in output.read_text().splitlines()] == [True, False]
+    verifier.verify(csv, output)  # a rerun resumes: nothing is verified twice
+    assert len(output.read_text().splitlines()) == 2
+
+
+def test_a_bad_triple_is_named_and_a_missing_index_refused_at_once(tmp_path, data, small_passages):
+    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=small_cache(tmp_path, small_passages))
+    with pytest.raises(DataError, match="item 2 is not a"):
+        verifier.verify([TRIPLES[0], ("Allan Peiper", "place of birth")])
+    with pytest.raises(DataError, match="no index named 'nowhere'"):
+        KGVerifier(index="nowhere", data_dir=data, cache_dir=tmp_path / "cache")
+
+
+def test_index_documents_then_verify_against_them(tmp_path, data):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "peiper.txt").write_text("Allan Peiper was born in Alexandra, Victoria, and rode for Panasonic.")
+    cache = tmp_path / "cache"
+    report = index_documents("mine", [docs], cache_dir=cache)
+    assert report.passages >= 1
+    verifier = KGVerifier(index="mine", data_dir=data, cache_dir=cache)
+    born, rode = verifier.verify([TRIPLES[0], ("Allan Peiper", "place of death", "Alexandra")])
+    assert born.verdict is True and born.finding == Finding.SUPPORTED.value and born.evidence
+    # The documents do not say where he died: over a user's documents that is not enough evidence, not false.
+    assert rode.verdict is None and rode.finding == Finding.NOT_ENOUGH_EVIDENCE.value
+    assert verifier.check("Allan Peiper", "place of birth", "Alexandra").trace.steps  # its searches, kept
