@@ -47,6 +47,7 @@ def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, smal
     assert all(isinstance(v, Verdict) for v in from_tuples)
     assert [v.verdict for v in from_tuples] == [True, False] and "Peiper" in from_tuples[0].evidence[0].text
     assert [v.verdict for v in verifier.verify([Triple(*t) for t in TRIPLES])] == [True, False]
+    assert [v.verdict for v in verifier.verify([list(t) for t in TRIPLES])] == [True, False]  # rows of a table
 
     graph = Graph()
     peiper, born = URIRef("http://example.org/Allan_Peiper"), URIRef("http://example.org/placeOfBirth")
@@ -81,7 +82,7 @@ def test_index_documents_then_verify_against_them(tmp_path, data):
     docs.mkdir()
     (docs / "peiper.txt").write_text("Allan Peiper was born in Alexandra, Victoria, and rode for Panasonic.")
     cache = tmp_path / "cache"
-    report = index_documents("mine", [docs], cache_dir=cache)
+    report = index_documents("mine", str(docs), cache_dir=cache)  # one path, not its letters
     assert report.passages >= 1
     verifier = KGVerifier(index="mine", data_dir=data, cache_dir=cache)
     born, rode = verifier.verify([TRIPLES[0], ("Allan Peiper", "place of death", "Alexandra")])

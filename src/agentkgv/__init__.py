@@ -3,12 +3,27 @@ confidence.
 
     from agentkgv import KGVerifier
     verdicts = KGVerifier().verify([("Douglas Adams", "place of birth", "Cambridge")])
+
+The names below load on first use, so importing one of the package's modules does not load the whole verifier.
 """
 
-from agentkgv.api import KGVerifier, index_documents
-from agentkgv.config import RunConfig
-from agentkgv.core.verdict import EvidenceRef, Finding, Verdict
-from agentkgv.data.records import LabeledTriple, Triple
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
-__all__ = ["EvidenceRef", "Finding", "KGVerifier", "LabeledTriple", "RunConfig", "Triple", "Verdict", "index_documents"]
+
+_WHERE = {"KGVerifier": "agentkgv.api", "index_documents": "agentkgv.api", "RunConfig": "agentkgv.config",
+          "Verdict": "agentkgv.core.verdict", "EvidenceRef": "agentkgv.core.verdict", "Finding": "agentkgv.core.verdict",
+          "Triple": "agentkgv.data.records", "LabeledTriple": "agentkgv.data.records"}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'agentkgv' has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

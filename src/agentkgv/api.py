@@ -7,18 +7,18 @@
 `KGVerifier` takes what the command line takes: a run config, a document index, the method and readers, the
 data and cache folders. `verify` reads triples from Python (tuples, `Triple`s), an rdflib graph, or a file, and
 with `output` writes them as `agentkgv verify` does (appended, resumable). `index_documents` builds or updates
-an index of a user's documents. The command line's `verify`, `check` and `index` call these.
+an index of a user's documents. The command line's `verify` and `check` call it.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from agentkgv.commands.build import BATCH_SIZE, SILENT, Hooks
 from agentkgv.commands.build import index_documents as update_document_index
-from agentkgv.commands.verify import OnError, check_triple, load_verifier, opened_index, read_user_file, verify_triples
+from agentkgv.commands.verify import OnError, load_verifier, opened_index, read_user_file, verify_triples
 from agentkgv.config import RunConfig, RunOptions, resolve
 from agentkgv.core.ray_runner import RayOptions
 from agentkgv.core.verdict import BriefTraces, Verdict
@@ -54,26 +54,31 @@ class KGVerifier:
 
     def verify(self, triples: Iterable[TripleLike] | str | Path | object, output: str | Path | None = None, *,
                batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
-               aliases: str | Path | None = None, on_error: OnError = "fail") -> list[Verdict]:
-        """The verdicts of `triples`, in their order: an iterable of (subject, predicate, object) tuples or
-        `Triple`s, an rdflib `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl). With `output`,
-        they are appended to that JSONL as `agentkgv verify` writes them, and a rerun resumes; without it, the
-        verifier loaded by the first call verifies them in memory (no `ray`, `aliases` or file resume).
-        `trajectories`: keep each verdict's whole trace, not its brief."""
-        items, name = self._items(triples, output, on_error)
+               aliases: str | Path | None = None, on_error: OnError = "fail", name: str | None = None) -> list[Verdict]:
+        """The verdicts of `triples`: an iterable of (subject, predicate, object) sequences or `Triple`s, an rdflib
+        `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl; with `on_error="skip"` its bad rows
+        are written beside `output`, or beside the file, and left out).
+
+        Without `output` the verifier the first call loads verifies them in memory, in their order, and an error
+        of the model stops the call. With `output` (or `ray` or `aliases`) they are appended to that JSONL as
+        `agentkgv verify` writes them, each call loading the verifier whose model the file pins: a rerun
+        resumes, and a triple the model failed on is left out of the list returned and named in
+        `<output>.errors.jsonl` for the rerun to retry. `trajectories`: keep each verdict's whole trace, not its
+        brief. `name`: what the progress bar calls the triples."""
+        items, read_name = self._items(triples, output, on_error)
+        name = name or read_name
         if output is None and ray is None and aliases is None:
             return self._in_memory(items, batch_size, trajectories)
         if output is None:
             with tempfile.TemporaryDirectory() as folder:
                 return self.verify(items, Path(folder) / "verdicts.jsonl", batch_size=batch_size,
-                                   trajectories=trajectories, ray=ray, aliases=aliases)
+                                   trajectories=trajectories, ray=ray, aliases=aliases, name=name)
         return verify_triples(self.workspace, self.run, items, name, Path(output), batch_size, trajectories, ray,
                               self.hooks, aliases and Path(aliases), self.retriever_asked, self.base_model)
 
     def check(self, subject: str, predicate: str, obj: str) -> Verdict:
         """One triple's verdict with its whole trace, nothing written."""
-        return check_triple(self.workspace, self.run, Triple(subject, predicate, obj), self.hooks,
-                            self.retriever_asked, self.base_model)
+        return self._in_memory([LabeledTriple("check", Triple(subject, predicate, obj))], 1, trajectories=True)[0]
 
     def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool) -> list[Verdict]:
         if self._loaded is None:
@@ -102,21 +107,26 @@ class KGVerifier:
                 items.append(triple)
             elif isinstance(triple, Triple):
                 items.append(LabeledTriple(f"triple:{number}", triple))
-            elif isinstance(triple, tuple) and len(triple) == 3 and all(isinstance(part, str) for part in triple):
+            elif isinstance(triple, Sequence) and not isinstance(triple, str) and len(triple) == 3 \
+                    and all(isinstance(part, str) for part in triple):
                 items.append(LabeledTriple(f"triple:{number}", Triple(*triple)))
             else:
-                raise DataError("triples", f"item {number} is not a (subject, predicate, object) tuple of strings, "
-                                           f"a Triple or a LabeledTriple: {triple!r}")
+                raise DataError("triples", f"item {number} is not a (subject, predicate, object) of strings, a "
+                                           f"Triple or a LabeledTriple: {triple!r}")
         return items, "triples"
 
 
-def index_documents(name: str, documents: Iterable[str | Path] = (), *, cache_dir: str | Path | None = None,
+def index_documents(name: str, documents: Iterable[str | Path] | str | Path = (), *, cache_dir: str | Path | None = None,
                     retriever: str | None = None, embedding_model: str | None = None, chunking: ChunkConfig | None = None,
-                    trust: Iterable[str | Path] = (), distrust: Iterable[str | Path] = (), wait: bool = True,
-                    absence: str | None = None, hooks: Hooks = SILENT) -> IndexReport:
+                    trust: Iterable[str | Path] | str | Path = (), distrust: Iterable[str | Path] | str | Path = (),
+                    wait: bool = True, absence: str | None = None, hooks: Hooks = SILENT) -> IndexReport:
     """Create the named index of a user's documents (files and folders: .txt .md .html .pdf, passage tables), or
     update it: only new or changed files are read. `distrust`: sources kept but never deciding alone. Read it with
     `KGVerifier(index=name)`."""
-    return update_document_index(Workspace(None, cache_dir and Path(cache_dir)), name, [Path(d) for d in documents],
-                                 retriever, embedding_model, chunking, hooks, [Path(t) for t in trust],
-                                 [Path(d) for d in distrust], wait, absence)
+    return update_document_index(Workspace(None, cache_dir and Path(cache_dir)), name, _paths(documents), retriever,
+                                 embedding_model, chunking, hooks, _paths(trust), _paths(distrust), wait, absence)
+
+
+def _paths(given: Iterable[str | Path] | str | Path) -> list[Path]:
+    """One path or several: a lone string is one path, not its letters."""
+    return [Path(given)] if isinstance(given, (str, Path)) else [Path(p) for p in given]

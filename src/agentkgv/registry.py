@@ -41,8 +41,8 @@ def build_verifier(run: ResolvedRun, retriever: Retriever, paraphrases: dict[str
     if rules:
         retriever = WithholdingRetriever(retriever, rules)
     if policy is not None:
-        return llm_agent.build(config.agent, None, retriever, llm_agent.build_summarizer(config.summarizer, None),
-                               paraphrases, policy)
+        summarizer = llm_agent.build_summarizer(config.summarizer, None, config.summarizer_llm)
+        return llm_agent.build(config.agent, None, retriever, summarizer, paraphrases, policy)
     if config.uses_reader:
         assert run.readers is not None, "a resolved run of the reader agent has its readers"
         return reader_agent.build(config.reading, run.readers, retriever, paraphrases, relations, distrusted)

@@ -1,5 +1,5 @@
 """The verification commands' loops: eval on the benchmark splits, the demo, `verify` of a user's triples (with
-the checks that refuse a run before anything loads) and `check` of one triple. Each resolves its run once
+the checks that refuse a run before anything loads). Each resolves its run once
 (agentkgv.config.resolve) and builds its verifier through the registry.
 """
 
@@ -23,7 +23,7 @@ from agentkgv.core.verdict import BriefTraces, Verdict, Verifier
 from agentkgv.data.aliases import read_alias_table, with_aliases
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import write_jsonl
-from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.data.records import LabeledTriple
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.confidence import REVIEW_BELOW
 from agentkgv.eval.evaluate import Entrant, evaluate, log_path, log_stem
@@ -168,14 +168,6 @@ def open_verifier(ws: Workspace, run: ResolvedRun, ray: RayOptions | None = None
                    paraphrases=paraphrases(ws), data=ws.data.resolve())
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
-
-
-def check_triple(ws: Workspace, run: RunConfig, triple: Triple, hooks: Hooks = SILENT,
-                 retriever_asked: str | None = None, base_model: bool = False) -> Verdict:
-    """One triple's verdict with its trace, nothing written."""
-    resolved, index = opened_index(ws, run, resolve(run, ws, base_model, retriever_asked), base_model)
-    with open_verifier(ws, resolved, None, hooks, index) as opened:
-        return opened.verifier.verify([LabeledTriple("check", triple)])[0]
 
 
 def read_user_file(triples: Path, output: Path, on_error: OnError = "fail", hooks: Hooks = SILENT) -> list[LabeledTriple]:

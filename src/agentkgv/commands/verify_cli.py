@@ -107,7 +107,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
         console.print(f"[yellow]warning:[/] {name} holds no triple: nothing to verify")
         return
     verdicts = verifier.verify(items, output, batch_size=batch_size, trajectories=trajectories,
-                               ray=ray_options(ray, address, workers, gpus_per_worker), aliases=aliases)
+                               ray=ray_options(ray, address, workers, gpus_per_worker), aliases=aliases, name=name)
     show_verdicts(verdicts, output)
     if len(verdicts) < len(items):
         console.print(f"[bold red]{len(items) - len(verdicts)} triples failed[/] (the model server gave no answer): "

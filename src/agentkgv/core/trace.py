@@ -47,8 +47,8 @@ def trace_from_json(record: dict | None) -> Trace | None:
         # The registry imports every family, which registers its kind: a log read before any family was loaded.
         importlib.import_module("agentkgv.registry")
     if kind not in _KINDS:
-        raise DataError(f"a verdict's trace is of kind {kind!r}, which no loaded family writes "
-                        f"(known: {', '.join(sorted(_KINDS))})")
+        raise DataError("run log", f"a verdict's trace is of kind {kind!r}, which no family writes "
+                                   f"(known: {', '.join(sorted(_KINDS))})")
     return _KINDS[kind]({k: v for k, v in record.items() if k != "kind"})
 
 

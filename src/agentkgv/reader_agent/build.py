@@ -28,9 +28,14 @@ class Readers:
 
     @staticmethod
     def open(config: ReadingConfig) -> Readers:
-        return Readers(ReaderFolder.open(config.reader or shipped_reader_dir(SHIPPED_READER)),
-                       ReaderFolder.open(config.rare_reader or shipped_reader_dir(SHIPPED_GLOSS_READER))
-                       if config.rare_below else None)
+        """The folders `config` names (the shipped ones where it names none), refused now, before anything else
+        loads, if one has no calibration to decide with."""
+        readers = Readers(ReaderFolder.open(config.reader or shipped_reader_dir(SHIPPED_READER)),
+                          ReaderFolder.open(config.rare_reader or shipped_reader_dir(SHIPPED_GLOSS_READER))
+                          if config.rare_below else None)
+        for folder in filter(None, (readers.main, readers.rare)):
+            folder.calibrated  # raises DataError naming the missing file
+        return readers
 
     def pins(self, config: ReadingConfig) -> dict[str, str]:
         """What decides the verdicts besides the settings, by content, which a run log pins (a resume cannot switch
