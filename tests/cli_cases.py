@@ -28,6 +28,18 @@ class Case:
     words: str  # in the message, case-folded
 
 
+def corpus_cache(root: Path, passages) -> Path:
+    """A cache under `root` holding `passages` as the built-in corpus, with its BM25 index."""
+    from agentkgv.data.jsonl import write_jsonl
+    from agentkgv.retrieval.bm25 import BM25Retriever
+
+    cache = root / "cache"
+    write_jsonl(cache / "corpus" / "passages.jsonl",
+                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in passages))
+    BM25Retriever.build(passages, cache / "index" / "bm25")
+    return cache
+
+
 def run_cli(*args: str, cache: Path, data: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     # PYTHONPATH: the subprocess runs the package under test, not whichever copy the venv installed.
     env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": "/usr/bin:/bin",

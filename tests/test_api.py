@@ -16,25 +16,15 @@ from rdflib.namespace import RDFS
 
 from agentkgv import Finding, KGVerifier, Triple, Verdict, index_documents
 from agentkgv.data.errors import DataError
-from agentkgv.data.jsonl import write_jsonl
-from agentkgv.retrieval.bm25 import BM25Retriever
+from tests.cli_cases import corpus_cache
 
 README = Path(__file__).parents[1] / "README.md"
 TRIPLES = [("Allan Peiper", "place of birth", "Alexandra"), ("Allan Peiper", "place of birth", "Melbourne")]
 
 
-def small_cache(tmp_path: Path, small_passages) -> Path:
-    """A cache holding the small corpus and its BM25 index: the built-in corpus of these tests."""
-    cache = tmp_path / "cache"
-    write_jsonl(cache / "corpus" / "passages.jsonl",
-                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
-    BM25Retriever.build(small_passages, cache / "index" / "bm25")
-    return cache
-
-
 def test_the_readme_python_example_runs_as_written(tmp_path, data, small_passages):
     code = re.search(r"## Python API\n\n```python\n(.*?)```", README.read_text(), re.S).group(1)
-    env = {**os.environ, "AGENTKGV_CACHE": str(small_cache(tmp_path, small_passages)), "AGENTKGV_DATA": str(data.resolve())}
+    env = {**os.environ, "AGENTKGV_CACHE": str(corpus_cache(tmp_path, small_passages)), "AGENTKGV_DATA": str(data.resolve())}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     [line] = done.stdout.splitlines()
@@ -42,7 +32,7 @@ def test_the_readme_python_example_runs_as_written(tmp_path, data, small_passage
 
 
 def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, small_passages):
-    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=small_cache(tmp_path, small_passages))
+    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=corpus_cache(tmp_path, small_passages))
     from_tuples = verifier.verify(TRIPLES)
     assert all(isinstance(v, Verdict) for v in from_tuples)
     assert [v.verdict for v in from_tuples] == [True, False] and "Peiper" in from_tuples[0].evidence[0].text
@@ -70,7 +60,7 @@ def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, smal
 
 
 def test_a_bad_triple_is_named_and_a_missing_index_refused_at_once(tmp_path, data, small_passages):
-    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=small_cache(tmp_path, small_passages))
+    verifier = KGVerifier(method="lexical", data_dir=data, cache_dir=corpus_cache(tmp_path, small_passages))
     with pytest.raises(DataError, match="item 2 is not a"):
         verifier.verify([TRIPLES[0], ("Allan Peiper", "place of birth")])
     with pytest.raises(DataError, match="no index named 'nowhere'"):

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.jsonl import write_jsonl
-from agentkgv.retrieval.bm25 import BM25Retriever
-from tests.cli_cases import run_cli
+from tests.cli_cases import corpus_cache, run_cli
 
 
 def test_bad_triples_file_names_file_and_line(tmp_path, data):
@@ -25,10 +23,7 @@ def test_bad_triples_file_names_file_and_line(tmp_path, data):
 
 def user_graph(tmp_path, small_passages, rows: str) -> tuple[Path, Path]:
     """A cache holding the small corpus and its BM25 index, and a CSV graph of `rows` beside it."""
-    cache = tmp_path / "cache"
-    write_jsonl(cache / "corpus" / "passages.jsonl",
-                ({"id": p.id, "text": p.text, "title": p.title, "source": p.source} for p in small_passages))
-    BM25Retriever.build(small_passages, cache / "index" / "bm25")
+    cache = corpus_cache(tmp_path, small_passages)
     graph = tmp_path / "graph.csv"
     graph.write_text("subject,predicate,object\n" + rows)
     return cache, graph

@@ -45,11 +45,10 @@ class KGVerifier:
                  hooks: Hooks = SILENT, **options: object):
         self.workspace = Workspace(data_dir and Path(data_dir), cache_dir and Path(cache_dir))
         base = config if isinstance(config, RunConfig) else RunConfig.load(None if config is None else Path(config))
-        self.run = RunOptions(index=index, **options).apply(base)
-        self.base_model, self.hooks = base_model, hooks
+        self.hooks = hooks
         # Over a document index the index decides the retriever: one asked for is refused if the index is another.
-        self.retriever_asked = options.get("retriever")
-        self.resolved = resolve(self.run, self.workspace, base_model, self.retriever_asked)
+        self.run = resolve(RunOptions(index=index, **options).apply(base), self.workspace, base_model,
+                           retriever_asked=options.get("retriever"))
         self._loaded = None
 
     def verify(self, triples: Iterable[TripleLike] | str | Path | object, output: str | Path | None = None, *,
@@ -74,7 +73,7 @@ class KGVerifier:
                 return self.verify(items, Path(folder) / "verdicts.jsonl", batch_size=batch_size,
                                    trajectories=trajectories, ray=ray, aliases=aliases, name=name)
         return verify_triples(self.workspace, self.run, items, name, Path(output), batch_size, trajectories, ray,
-                              self.hooks, aliases and Path(aliases), self.retriever_asked, self.base_model)
+                              self.hooks, aliases and Path(aliases))
 
     def check(self, subject: str, predicate: str, obj: str) -> Verdict:
         """One triple's verdict with its whole trace, nothing written."""
@@ -82,7 +81,7 @@ class KGVerifier:
 
     def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool) -> list[Verdict]:
         if self._loaded is None:
-            resolved, index = opened_index(self.workspace, self.run, self.resolved, self.base_model)
+            resolved, index = opened_index(self.workspace, self.run)
             self._loaded = load_verifier(self.workspace, resolved, self.hooks, index).verifier
         verifier = self._loaded if trajectories else BriefTraces(self._loaded)
         verdicts: list[Verdict] = []

@@ -11,7 +11,7 @@ resume checks and `learn` re-reads a run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -154,6 +154,10 @@ class ResolvedRun:
     readers: Readers | None = None
     # What decides its verdicts by content besides the settings: the document index, the readers.
     pins: dict = field(default_factory=dict)
+    # The run as given and whether the LLM agent runs bare: what the run is resolved again from where its
+    # document index changed since (`over`).
+    given: RunConfig | None = None
+    base_model: bool = False
 
     def identity(self, llm_name: str | None = None) -> dict:
         """What decides a verdict, which a resumed run log must share with its first write: the settings the
@@ -174,7 +178,13 @@ class ResolvedRun:
         return settings | {"pins": pins}
 
     def with_pins(self, **pins: object) -> ResolvedRun:
-        return ResolvedRun(self.config, self.readers, self.pins | pins)
+        return replace(self, pins=self.pins | pins)
+
+    def over(self, manifest: Manifest, ws: Workspace) -> ResolvedRun:
+        """This run over its document index as `manifest` now describes it (an update finished since it was
+        resolved), keeping the pins added after resolving."""
+        again = resolve(self.given or self.config, ws, self.base_model, manifest=manifest)
+        return again.with_pins(**{k: v for k, v in self.pins.items() if k not in again.pins})
 
 
 def resolve(run: RunConfig, ws: Workspace, base_model: bool = False, retriever_asked: str | None = None,
@@ -183,7 +193,7 @@ def resolve(run: RunConfig, ws: Workspace, base_model: bool = False, retriever_a
     before anything loads, an index that is missing or of another kind than `retriever_asked` (the kind the
     user asked for). `base_model`: the LLM agent runs the embedded model bare, not with the trained adapter.
     `manifest`: the index's manifest as the caller opened it, else read from the workspace."""
-    pins: dict = {}
+    given, pins = run, {}
     if run.retriever.index is not None:
         manifest = manifest or index_manifest(ws, run.retriever.index, retriever_asked)
         # A user's documents need not state every true triple: silence is not enough evidence unless the run or
@@ -200,9 +210,9 @@ def resolve(run: RunConfig, ws: Workspace, base_model: bool = False, retriever_a
         llm = llm.model_copy(update={"cache_path": ws.llm_cache.resolve()})
     run = run.model_copy(update={"llm": llm})
     if not run.uses_reader:
-        return ResolvedRun(run, None, pins)
+        return ResolvedRun(run, None, pins, given, base_model)
     readers = Readers.open(run.reading)
-    return ResolvedRun(run, readers, pins | {"readers": readers.pins(run.reading)})
+    return ResolvedRun(run, readers, pins | {"readers": readers.pins(run.reading)}, given, base_model)
 
 
 def index_manifest(ws: Workspace, name: str, retriever_asked: str | None = None) -> Manifest:

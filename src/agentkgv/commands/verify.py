@@ -67,12 +67,14 @@ def run_eval(ws: Workspace, run: RunConfig, methods: list[str], splits: list[str
     its kind, its distrust marks and its absence setting, its fingerprint pinned."""
     out_dir = ws.runs / run_name
     names = [label if label and len(methods) == 1 else method for method in methods]
-    for name, resolved in zip(names, method_runs(ws, run, methods, base_model)):  # refused before anything loads
+    runs = method_runs(ws, run, methods, base_model)
+    for name, resolved in zip(names, runs):  # refused before anything loads
         check_model(resolved.config)
         for split in splits:
             check_settings(log_path(out_dir, name, split), resolved.identity(), unknown=LOADED, record=False)
     index = open_index(ws, run.retriever.index) if run.retriever.index is not None else None
-    runs = method_runs(ws, run, methods, base_model, index)
+    if index is not None and index.identity() != runs[0].pins["index"]:  # an update finished since
+        runs = [resolved.over(index.manifest, ws) for resolved in runs]
     ensure_benchmark(ws, hooks)
     llms = shared_llms([resolved.config for resolved in runs])
     retriever = index.retriever if index is not None else retriever_for(ws, runs[0].config.retriever, hooks)
@@ -129,17 +131,14 @@ class OpenVerifier:
     parallel: int  # batches the verifier runs at once: one per Ray actor
 
 
-def opened_index(ws: Workspace, run: RunConfig, resolved: ResolvedRun, base_model: bool = False
-                 ) -> tuple[ResolvedRun, OpenIndex | None]:
+def opened_index(ws: Workspace, resolved: ResolvedRun) -> tuple[ResolvedRun, OpenIndex | None]:
     """The run's document index opened (its live generation, which this run keeps reading while an update makes a
-    new one), and the run over it: `resolved` again only where an update finished since it was resolved."""
-    if run.retriever.index is None:
+    new one), and the run over it: resolved again only where an update finished since it was resolved."""
+    name = resolved.config.retriever.index
+    if name is None:
         return resolved, None
-    index = open_index(ws, run.retriever.index)
-    if index.identity() != resolved.pins.get("index"):
-        resolved = resolve(run, ws, base_model, manifest=index.manifest).with_pins(
-            **{k: v for k, v in resolved.pins.items() if k == "aliases"})
-    return resolved, index
+    index = open_index(ws, name)
+    return (resolved.over(index.manifest, ws) if index.identity() != resolved.pins.get("index") else resolved), index
 
 
 def load_verifier(ws: Workspace, run: ResolvedRun, hooks: Hooks = SILENT, index: OpenIndex | None = None) -> OpenVerifier:
@@ -210,13 +209,11 @@ def check_model(run: RunConfig) -> None:
                                         "server (or OPENAI_API_KEY for OpenAI's own)")
 
 
-def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str | None = None,
-              aliases: Path | None = None, base_model: bool = False) -> ResolvedRun:
-    """Every check that can refuse a `verify` run, made before any model, index or document is loaded: the
-    output can be written, the index exists and is of the kind asked, the readers exist, and a resumed
-    output was written with these settings. Returns the run resolved."""
+def preflight(ws: Workspace, resolved: ResolvedRun, output: Path, aliases: Path | None = None) -> ResolvedRun:
+    """Every check that can refuse a `verify` run of `resolved` (whose index and readers resolving checked),
+    made before any model, index or document is loaded: the output can be written, the model is there, and a
+    resumed output was written with these settings. Returns the run with the alias table pinned."""
     check_output(output)
-    resolved = resolve(run, ws, base_model, retriever_asked)
     if aliases is not None:
         if not aliases.is_file():
             raise DataError(aliases, "no alias table here (--aliases)")
@@ -227,14 +224,13 @@ def preflight(ws: Workspace, run: RunConfig, output: Path, retriever_asked: str 
     return resolved
 
 
-def verify_triples(ws: Workspace, run: RunConfig, items: list[LabeledTriple], name: str, output: Path,
+def verify_triples(ws: Workspace, run: ResolvedRun, items: list[LabeledTriple], name: str, output: Path,
                    batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
-                   hooks: Hooks = SILENT, aliases: Path | None = None, retriever_asked: str | None = None,
-                   base_model: bool = False) -> list[Verdict]:
+                   hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
     """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
     rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
     entities get too. Failed triples are left out (the runner's errors file names them)."""
-    resolved, index = opened_index(ws, run, preflight(ws, run, output, retriever_asked, aliases, base_model), base_model)
+    resolved, index = opened_index(ws, preflight(ws, run, output, aliases))
     if aliases is not None:
         table = read_alias_table(aliases)
         items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]

@@ -17,7 +17,7 @@ QUERY_ORDER = ("s,p,o", "s", "s,p',o", "s,p'", "s,p")
 
 class ReadingConfig(Settings):
     # A reader folder written by `agentkgv train-reader` (weights, card, calibration); None: the shipped one
-    # (a resolved run names it).
+    # (reader_agent/build.Readers opens it).
     reader: Path | None = None
     # Searches per triple at most: each one a query of the table not asked yet.
     max_searches: int = Field(3, ge=1, le=len(QUERY_ORDER))
