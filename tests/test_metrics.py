@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentkgv.eval.metrics import bootstrap_macro_f1, score
+from agentkgv.eval.metrics import bootstrap_macro_f1, error_finding, ranking_auc, score
 
 
 def test_per_class_f1_by_hand():
@@ -49,3 +49,19 @@ def test_balanced_subset_of_a_split_without_paired_negatives():
     subset = balanced_subset(examples, 8)
     assert [e.id for e in subset] == ["f0", "f1", "f2", "f3", "f4", "f5", "f6", "f9"]
     assert sum(e.label for e in subset) == 4
+
+
+def test_error_finding_counts_only_what_is_called_false_by_hand():
+    gold = [True, True, True, True, False, False, False, False]
+    flagged = [True, False, False, False, True, True, False, False]
+    found = error_finding(gold, flagged)
+    assert (found.error_recall, found.false_precision, found.true_called_false) == (0.5, pytest.approx(2 / 3), 0.25)
+    assert (found.flagged, found.wrong) == (3, 4)
+    assert error_finding([True, False], [False, False]).false_precision == 1.0  # nothing flagged, nothing wrong flagged
+
+
+def test_ranking_auc_by_hand():
+    assert ranking_auc([0.9, 0.8, 0.1, 0.2], [True, True, False, False]) == 1.0
+    assert ranking_auc([0.5, 0.5], [True, False]) == 0.5
+    assert ranking_auc([0.2, 0.9, 0.4], [True, False, False]) == 0.0
+    assert ranking_auc([0.3, 0.7], [True, True]) == 0.5  # one class: no ranking to score

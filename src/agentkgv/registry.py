@@ -90,6 +90,9 @@ class RunSpec(BaseModel):
         reading = self.run.reading
         reading = reading.model_copy(update={name: getattr(reading, name) and Path(_absolute(getattr(reading, name)))
                                              for name in ("reader", "rare_reader", "stop_policy", "rare_stop_policy")})
+        reading = reading.model_copy(update={name: Path(_absolute(getattr(reading, name)))
+                                             for name in ("value_kinds", "value_reader")
+                                             if isinstance(getattr(reading, name), Path)})
         run = self.run.model_copy(update={"llm": llm.model_copy(update=update), "reading": reading})
         return self.model_copy(update={"run": run, "index_root": Path(self.index_root).resolve()})
 

@@ -18,10 +18,12 @@ from agentkgv.core.verdict import Verifier
 from agentkgv.data.benchmark import load_split
 from agentkgv.data.corpus import load_corpus
 from agentkgv.data.errors import DataError
+from agentkgv.data.dbpedia import docs_folder, iter_dbpedia
 from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
 from agentkgv.data.jsonl import read_json
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.records import LabeledTriple
+from agentkgv.eval.real_graph import RealGraphRow, real_graph_row
 from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
                                   retrieved_share, run_attack)
 from agentkgv.eval.report import markdown_table
@@ -220,4 +222,30 @@ def bench_shaped_graph(ws: Workspace, run: RunConfig, methods: list[str], index_
             verdicts = run_verifier(opened.verifier, items, ws.runs / run_name / f"{method}.jsonl", batch_size,
                                     advance, resolved.identity(opened.llm_name))
         rows += shaped_rows(method, graph, {v.id: v for v in verdicts})
+    return rows
+
+
+def bench_dbpedia(ws: Workspace, run: RunConfig, methods: list[str], index_name: str, run_name: str,
+                  batch_size: int = 64, forms: tuple[str, ...] = ("iri", "verbalized"),
+                  hooks: Hooks = SILENT) -> list[RealGraphRow]:
+    """The DBpedia development set's triples that come with web pages, read as a user's N-Triples file of them
+    (data/dbpedia.py) and, in the `verbalized` form, with each relation worded as FactCheck's sentence does;
+    verified as a user would: the pages indexed as their documents (`index_name`, made when missing), `verify
+    --index` with the index's own settings."""
+    try:
+        open_index(ws, index_name)
+    except DataError:
+        hooks.note(f"indexing the DBpedia set's pages as the documents -> index {index_name}")
+        index_documents(ws, index_name, [docs_folder(ws.data)], hooks=hooks)
+    index = open_index(ws, index_name)
+    rows = []
+    for resolved in method_runs(ws, RunOptions(index=index_name).apply(run), methods, index=index):
+        method = resolved.config.method
+        for form in forms:
+            items = list(iter_dbpedia(ws.data, with_docs=True, form=form))
+            with open_verifier(ws, resolved, None, hooks, index) as opened, \
+                    hooks.bar(f"{method} on the DBpedia set ({form})", len(items)) as advance:
+                verdicts = run_verifier(opened.verifier, items, ws.runs / run_name / f"{method}.{form}.jsonl",
+                                        batch_size, advance, resolved.identity(opened.llm_name))
+            rows.append(real_graph_row(f"{method} ({form})", verdicts))
     return rows

@@ -1,5 +1,5 @@
 """The benchmark commands: the paper's table (eval), retrieval recall, throughput, summarizers, poisoned
-evidence, withheld evidence, a shaped graph, confidence, and a model server that fails on purpose."""
+evidence, withheld evidence, a shaped graph, a real graph's errors, confidence, and a model server that fails on purpose."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv.commands.bench import (bench_confidence, bench_poison, bench_retrieval, bench_shaped_graph,
+from agentkgv.commands.bench import (bench_confidence, bench_dbpedia, bench_poison, bench_retrieval, bench_shaped_graph,
                                      bench_summarizer, bench_throughput, bench_withheld)
 from agentkgv.commands.build import BATCH_SIZE, EVAL_SPLITS, TEST_SPLITS
 from agentkgv.commands.display import HOOKS, console, print_table, show, show_eval, show_recall
@@ -19,6 +19,7 @@ from agentkgv.commands.options import (BENCH, AdapterOpt, AddressOpt, BackendOpt
 from agentkgv.commands.verify import run_eval
 from agentkgv.config import RunConfig, RunOptions
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
+from agentkgv.eval.real_graph import RealGraphRow
 from agentkgv.eval.shaped_graph import ShapedRow
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow
@@ -83,6 +84,24 @@ def bench_graph_command(methods: Annotated[list[str], typer.Option("--method", h
     rows = bench_shaped_graph(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, index_name,
                               run_name, batch_size, HOOKS)
     show("A graph shaped like a real one, against FactBench's pages", ShapedRow, rows)
+
+
+@app.command("bench-dbpedia", rich_help_panel=BENCH)
+def bench_dbpedia_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
+                          index_name: Annotated[str, typer.Option("--index", help="The document index of the set's pages (made when missing).")] = "dbpedia-docs",
+                          config: RunConfigOpt = None, batch_size: int = 64,
+                          run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "dbpedia",
+                          forms: Annotated[list[str], typer.Option("--form", help="iri (the triples as given) and verbalized (each relation as FactCheck's sentence words it).")] = ["iri", "verbalized"],
+                          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """A real graph's errors: the DBpedia development set's triples that come with web pages, verified against
+    those pages as a user would, scored closed world and open world (the wrong triples flagged, the
+    precision of "false", the true triples called false)."""
+    unknown = sorted(set(forms) - {"iri", "verbalized"})
+    if unknown:
+        raise typer.BadParameter(f"unknown form {unknown[0]!r}: iri or verbalized", param_hint="--form")
+    rows = bench_dbpedia(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, index_name, run_name,
+                         batch_size, tuple(forms), HOOKS)
+    show("The DBpedia set against its own pages", RealGraphRow, rows)
 
 
 @app.command("bench-confidence", rich_help_panel=BENCH)

@@ -75,6 +75,27 @@ def train_reader_command(settings_path: Annotated[Optional[Path], typer.Option("
     console.print_json(data={k: v for k, v in record.items() if k != "settings"})
 
 
+@app.command("train-value-kinds", rich_help_panel=TRAIN)
+def train_value_kinds_command(run_name: TrainRunOpt = "value-kinds", data_dir: DataOpt = None,
+                              cache_dir: CacheOpt = None) -> None:
+    """Fit, on the training facts, which kinds of value each relation takes as its object and its subject: the
+    model that calls an award given as an author false (a few minutes on the CPU)."""
+    record = train_reader.train_value_kinds(Workspace(data_dir, cache_dir), run_name, HOOKS)
+    console.print_json(data=record)
+
+
+@app.command("train-value-reader", rich_help_panel=TRAIN)
+def train_value_reader_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Value reader settings TOML (the fields of ValueReaderSettings, train/value_reader.py).")] = None,
+                               reader_settings: Annotated[Optional[Path], typer.Option(help="The evidence reader's settings TOML its pairs are built by (default: its defaults with web pages).")] = None,
+                               run_name: TrainRunOpt = "value-reader", data_dir: DataOpt = None,
+                               cache_dir: CacheOpt = None) -> None:
+    """Train the value reader on the CPU: which span of a passage gives a subject's value of a relation, or
+    none; from the evidence reader's pairs, its margin chosen on held-out subjects."""
+    record = train_reader.train_value_reader_run(Workspace(data_dir, cache_dir), run_name, settings_path,
+                                                 reader_settings, HOOKS)
+    console.print_json(data=record)
+
+
 @app.command("train-search-policy", rich_help_panel=TRAIN)
 def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.Option("--settings", help="Settings TOML (the fields of SearchPolicySettings, train/search_policy.py).")] = None,
                                 reader: ReaderOpt = None, run_name: TrainRunOpt = "search-policy",

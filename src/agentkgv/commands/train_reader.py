@@ -259,3 +259,57 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
         write_episodes(path, episodes)
         (run_dir / "episodes.settings.json").write_text(json.dumps(pinned))
     return train(read_episodes(path), calibration, run_dir, settings, pinned["reader"])
+
+
+def value_kind_facts(ws: Workspace) -> list[Triple]:
+    """The facts the value-kind model learns from: the training split's true triples, Re-DocRED's, TekGen's and
+    the LAMA facts files', less the relations the benchmark keeps from training and any fact about a test-split or
+    FactBench entity pair."""
+    from agentkgv.data.lama import iter_known_triples
+    from agentkgv.data.redocred import iter_redocred
+    from agentkgv.data.tekgen import iter_tekgen_facts
+
+    ensure_benchmark(ws)
+    excluded, labels = benchmark_relations_excluded(), relation_labels(ws)
+    taken = taken_entity_pairs(ws, reader_forbidden(ws))
+    facts = [e.triple for e in load_split(ws.benchmark, "train") if e.label]
+    facts += [d.triple(r, labels) for d in iter_redocred(ws.data) for r in d.relations]
+    facts += [f.triple for f in iter_tekgen_facts(ws.data)]
+    facts += [Triple(subject, labels.get(pid, pid), obj, predicate_id=pid)
+              for pid, _, subject, _, obj in iter_known_triples(ws.data)]
+    return [t for t in facts if t.predicate_id and t.predicate_id not in excluded and not names_a_pair_of(t, taken)]
+
+
+def train_value_kinds(ws: Workspace, run_name: str, hooks: Hooks = SILENT) -> dict:
+    """Fit the value-kind model on the training facts into <cache>/train/<run_name>/value_kinds."""
+    from agentkgv.data.predicates import by_name
+    from agentkgv.encoders import embed
+    from agentkgv.reader_agent.value_kinds import save_value_kinds
+    from agentkgv.train.value_kinds import fit_value_kinds
+
+    facts = value_kind_facts(ws)
+    hooks.note(f"{len(facts)} training facts of {len({t.predicate_id for t in facts})} relations")
+    model, report = fit_value_kinds(facts, lambda texts: embed(texts, show_progress=True), progress=hooks.note)
+    keys = by_name(load_predicates(ws.data), {pid: pid for pid in model.kinds})
+    folder = ws.training / run_name / "value_kinds"
+    save_value_kinds(folder, keys, model, report)
+    return {"folder": str(folder), **report}
+
+
+def train_value_reader_run(ws: Workspace, run_name: str, settings_path: Path | None, reader_settings: Path | None,
+                           hooks: Hooks = SILENT) -> dict:
+    """Build the evidence reader's pairs (its settings from `reader_settings`, else the defaults with web pages),
+    train the value reader on them and write it under <cache>/train/<run_name>/value_reader."""
+    from agentkgv.reader_agent.value_reader import save_value_reader
+    from agentkgv.train.reader_trainer import ReaderSettings
+    from agentkgv.train.value_reader import ValueReaderSettings, train_value_reader
+
+    settings = ValueReaderSettings.load(settings_path)
+    pair_settings = ReaderSettings.load(reader_settings) if reader_settings else ReaderSettings(web_form_share=1.0)
+    run_dir = ws.training / run_name
+    pairs = reader_pairs(ws, run_dir, pair_settings, hooks)
+    with hooks.bar("training the value reader", None) as advance:
+        model, margin, measured = train_value_reader(pairs, settings, lambda step, steps, loss: advance(1))
+    folder = run_dir / "value_reader"
+    save_value_reader(model, folder, {"margin": margin, "settings": settings.model_dump(), "measured": measured})
+    return {"folder": str(folder), **measured}

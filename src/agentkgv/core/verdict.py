@@ -31,6 +31,9 @@ class Finding(str, Enum):
     CONTRADICTED = "contradicted"
     NOT_ENOUGH_EVIDENCE = "not enough evidence"
     NOT_CHECKABLE = "not checkable"
+    # Not the documents' word but the relation's: a value of a kind it never takes (an award as an author), so
+    # no passage can state the triple (reader_agent/value_kinds.py). The verdict's `reason` says which value.
+    WRONG_KIND = "wrong kind of value"
 
 
 @dataclass(slots=True)
@@ -61,6 +64,8 @@ class Verdict:
     outcome: str | None = None
     # The value a cited passage states in the object's place, where it contradicts the triple.
     stated_instead: str | None = None
+    # Why, in words, where no passage is the evidence (a value of a kind its relation does not take).
+    reason: str | None = None
     # Retrieved passages a rule kept from deciding this verdict (retrieval/guard.py): withheld by the evidence
     # guard, or of a distrusted source (withheld, or read by the reader agent without deciding anything).
     withheld: list[Withheld] = field(default_factory=list)

@@ -37,6 +37,27 @@ def score(gold: Sequence[bool], predicted: Sequence[bool | None]) -> Scores:
     return Scores(positive, negative, (positive + negative) / 2, accuracy, len(gold))
 
 
+@dataclass(frozen=True, slots=True)
+class ErrorFinding:
+    """How well a verifier finds the wrong triples, scored open world: only a triple it calls false counts as
+    flagged ("not enough evidence" flags nothing). What a person cleaning a graph asks of it."""
+
+    error_recall: float  # the share of wrong triples called false
+    false_precision: float  # the share of "false" verdicts that are wrong triples (1.0 when none is called false)
+    true_called_false: float  # the share of true triples called false
+    flagged: int  # triples called false
+    wrong: int  # wrong triples
+
+
+def error_finding(gold: Sequence[bool], called_false: Sequence[bool]) -> ErrorFinding:
+    if len(gold) != len(called_false):
+        raise ValueError(f"{len(gold)} gold labels but {len(called_false)} verdicts")
+    hits = sum(not g and f for g, f in zip(gold, called_false))
+    wrong, flagged, right = sum(not g for g in gold), sum(called_false), sum(gold)
+    return ErrorFinding(hits / wrong if wrong else 0.0, hits / flagged if flagged else 1.0,
+                        sum(g and f for g, f in zip(gold, called_false)) / right if right else 0.0, flagged, wrong)
+
+
 def bootstrap_macro_f1(gold: Sequence[bool], predicted: Sequence[bool | None], samples: int = 1000,
                        confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of macro-F1, resampling triples with replacement."""
@@ -52,6 +73,16 @@ def bootstrap_macro_f1(gold: Sequence[bool], predicted: Sequence[bool | None], s
     low = values[int((1 - confidence) / 2 * samples)]
     high = values[min(samples - 1, int((1 + confidence) / 2 * samples))]
     return (low, high)
+
+
+def ranking_auc(probabilities: Sequence[float], gold: Sequence[bool]) -> float:
+    """How often P(true) ranks a true triple above a false one (ties count half): the ROC AUC; 0.5 where
+    either class is missing."""
+    if len(set(gold)) < 2:
+        return 0.5
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(list(gold), list(probabilities)))
 
 
 @dataclass(frozen=True, slots=True)

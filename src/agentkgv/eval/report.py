@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agentkgv.core.verdict import Verdict
-from agentkgv.eval.metrics import bootstrap_macro_f1, score
+from agentkgv.eval.metrics import bootstrap_macro_f1, error_finding, score
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,18 @@ class ResultRow:
     seconds: float
     unparsable: int
     undecided: int = 0  # "not enough evidence": no verdict, by the reader's calibration
+    # Open world (eval/metrics.ErrorFinding): what the wrong triples it flags are worth to a person cleaning a
+    # graph, where a triple the documents are silent on is flagged by nothing.
+    error_recall: float = 0.0
+    false_precision: float = 1.0
+    true_called_false: float = 0.0
+
+
+def called_false(verdict: Verdict) -> bool:
+    """Whether a verdict flags its triple as wrong, open world: false on what the documents say. A triple
+    called false only because the run counts silence against it (closed world, as the benchmark scores) is
+    not enough evidence; a method that gives no outcome is taken at its word."""
+    return verdict.verdict is False and verdict.outcome != "not enough evidence"
 
 
 def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
@@ -35,6 +47,7 @@ def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
     predicted = [v.verdict for v in verdicts]
     scores = score(gold, predicted)
     low, high = bootstrap_macro_f1(gold, predicted)
+    errors = error_finding(gold, [called_false(v) for v in verdicts])
     n = max(1, len(verdicts))
     return ResultRow(
         method=method, split=split, triples=len(verdicts),
@@ -46,6 +59,8 @@ def summarize(method: str, split: str, verdicts: list[Verdict]) -> ResultRow:
         seconds=sum(v.seconds for v in verdicts) / n,
         unparsable=sum(v.verdict is None and not v.undecided for v in verdicts),
         undecided=sum(v.undecided for v in verdicts),
+        error_recall=errors.error_recall, false_precision=errors.false_precision,
+        true_called_false=errors.true_called_false,
     )
 
 
@@ -57,14 +72,15 @@ def per_predicate(method: str, split: str, verdicts: list[Verdict]) -> list[Resu
 
 
 HEADERS = ("Method", "Split", "N", "P-F1", "N-F1", "Macro (95% CI)", "Calls", "Prompt tok", "Compl. tok",
-           "s/triple", "Unparsable", "Undecided")
+           "s/triple", "Unparsable", "Undecided", "Errors found", "Precision of false", "True called false")
 
 
 def row_cells(row: ResultRow) -> list[str]:
     return [row.method, row.split, str(row.triples), f"{row.positive_f1:.3f}", f"{row.negative_f1:.3f}",
             f"{row.macro_f1:.3f} ({row.macro_f1_low:.3f}-{row.macro_f1_high:.3f})", f"{row.search_calls:.2f}",
             f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}", f"{row.seconds:.3f}", str(row.unparsable),
-            str(row.undecided)]
+            str(row.undecided), f"{row.error_recall:.3f}", f"{row.false_precision:.3f}",
+            f"{row.true_called_false:.3f}"]
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

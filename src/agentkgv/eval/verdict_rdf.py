@@ -50,7 +50,8 @@ TYPE, SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + n) for n in ("type", "sub
 REIFIES = ox.NamedNode(RDF + "reifies")
 OUTCOMES = {True: _k("True"), False: _k("False"), "undecided": _k("NotEnoughEvidence"), None: _k("NoAnswer")}
 FINDINGS = {Finding.SUPPORTED.value: _k("Supported"), Finding.CONTRADICTED.value: _k("Contradicted"),
-            Finding.NOT_ENOUGH_EVIDENCE.value: _k("NotEnoughEvidence"), Finding.NOT_CHECKABLE.value: _k("NotCheckable")}
+            Finding.NOT_ENOUGH_EVIDENCE.value: _k("NotEnoughEvidence"), Finding.NOT_CHECKABLE.value: _k("NotCheckable"),
+            Finding.WRONG_KIND.value: _k("WrongKindOfValue")}
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
             yield ox.Quad(node, _k("finding"), FINDINGS[verdict.outcome], g)
         if verdict.stated_instead:
             yield ox.Quad(node, _k("statedInstead"), ox.Literal(verdict.stated_instead), g)
+        if verdict.reason:
+            yield ox.Quad(node, _k("reason"), ox.Literal(verdict.reason), g)
         for name, value in (("confidence", verdict.confidence), ("probabilityTrue", verdict.p_true)):
             if value is not None:
                 yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)

@@ -41,16 +41,18 @@ import numpy as np
 
 from agentkgv.core.combinations import compose_query, paraphrases_of
 from agentkgv.core.verdict import EvidenceRef, Finding, Tally, Verdict
-from agentkgv.data.records import LabeledTriple
+from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
-from agentkgv.reader_agent.claims import Claim
+from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values
+from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_other
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
+from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
+from agentkgv.reader_agent.value_reader import ValueReader
 from agentkgv.retrieval.base import Hit, Retriever
 from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
@@ -72,6 +74,7 @@ class Reading(Tally):
     history: list[Evidence] = field(default_factory=list)  # the evidence after each search
     steps: list[SearchStep] = field(default_factory=list)
     contradiction: Contradiction | None = None
+    misfit: Misfit | None = None  # a value of a kind the relation does not take: nothing is searched
 
     def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
         """The best-supported passages, those of trusted sources first."""
@@ -83,34 +86,51 @@ class ReadingAgent:
 
     def __init__(self, retriever: Retriever, judge: ReaderJudge, paraphrases: dict[str, list[str]],
                  config: ReadingConfig | None = None, rare: RareRelations | None = None,
-                 relations: RelationFacts | None = None, distrusted: DistrustedSource = DistrustedSource(())):
+                 relations: RelationFacts | None = None, distrusted: DistrustedSource = DistrustedSource(()),
+                 kinds: ValueKinds | None = None, values: ValueReader | None = None):
         """`judge`: the main reader with its calibration and stop policy; a judge without calibration reads every
         triple to the full search budget and decides nothing: what the calibration is fitted from. `rare`: the
         judge of relations the main reader rarely learned, if any. `relations`: the relations another value
         contradicts, the names their values take, the words that state them; None: the shipped table and the
         config's relations, with no names and no cues (a date or a number can still contradict). `distrusted`:
         the sources whose passages are read but whose support alone decides nothing (it sends the triple to
-        review), recorded in the verdict."""
+        review), recorded in the verdict. `kinds`: the model of the values each relation takes; a claim one of
+        whose values its relation does not take is false unsearched (None: every claim is searched). `values`: the
+        reader of the value a passage gives for the subject and relation, whose other value contradicts (None:
+        only the values `relations` and the claim's kind find)."""
         self.config = config or ReadingConfig()
         self.distrusted = distrusted
         self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)
         self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
         self.retriever, self.main, self.rare = retriever, judge, rare
+        self.kinds, self.values = kinds, values
         self.paraphrases = paraphrases
 
-    def start(self, item: LabeledTriple) -> Reading:
+    def start(self, item: LabeledTriple, misfit: Misfit | None = None) -> Reading:
         claim = Claim.of(item.triple)
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
         queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
         judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
         # No passage can check a link or an identifier, and a label the subject's own names settle needs none;
         # a reading for a calibration to be fitted reads every triple.
-        searched = claim.checkable and not claim.named_by_subject() or judge.calibration is None
-        return Reading(item=item, judge=judge, claim=claim, done=not searched,
+        searched = claim.checkable and not claim.named_by_subject() and misfit is None or judge.calibration is None
+        return Reading(item=item, judge=judge, claim=claim, done=not searched, misfit=misfit,
                        queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
 
+    def misfits(self, items: list[LabeledTriple]) -> list[Misfit | None]:
+        """The value of each claim that its relation does not take, if any: judged for names, dates and numbers,
+        never for a label, a category or a link."""
+        if self.kinds is None:
+            return [None] * len(items)
+        claims = [Claim.of(item.triple) for item in items]
+        judged = [i for i, c in enumerate(claims) if c.kind in (Kind.ENTITY, Kind.DATE, Kind.NUMBER)]
+        found: list[Misfit | None] = [None] * len(items)
+        for i, misfit in zip(judged, self.kinds.misfits([claims[i].triple for i in judged])):
+            found[i] = misfit
+        return found
+
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
-        readings = [self.start(item) for item in items]
+        readings = [self.start(item, misfit) for item, misfit in zip(items, self.misfits(items))]
         active = [r for r in readings if not r.done]
         while active:
             self.step(active)
@@ -144,14 +164,11 @@ class ReadingAgent:
         pairs = [(triple, hit.passage.text, hit.passage.title) for triple, (_, hit) in zip(triples, fresh)] + [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in others]
-        owners = [reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others]
-        scores = np.zeros(len(pairs), dtype=np.float32)
-        for judge in {id(r.judge): r.judge for r in owners}.values():  # one reader batch per judge
-            mine = [k for k, r in enumerate(owners) if r.judge is judge]
-            scores[mine] = judge.reader.score([pairs[k] for k in mine])
-        scores = np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
+        scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+        if self.values is not None:
+            self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
         for (reading, hit), triple, score in zip(fresh, triples, scores[:len(fresh)]):
             view = reader_view(triple, hit.passage.text)
             if self.relations.cues.denies(triple, view.text):
@@ -173,6 +190,35 @@ class ReadingAgent:
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
+
+    @staticmethod
+    def _score(owners: list[Reading], pairs: list[tuple[Triple, str, str]]) -> np.ndarray:
+        """The support logit of each (triple, text, title), by the reader of the reading that owns it: one batch
+        per judge."""
+        scores = np.zeros(len(pairs), dtype=np.float32)
+        for judge in {id(r.judge): r.judge for r in owners}.values():
+            mine = [k for k, r in enumerate(owners) if r.judge is judge]
+            scores[mine] = judge.reader.score([pairs[k] for k in mine])
+        return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
+
+    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> None:
+        """The value reader's span of each trusted passage about the subject that does not itself support the
+        triple (a claim another value would contradict): where it is another value than the claim's, the triple
+        with it is read, and weighed as a contradiction. `seen`: the (passage, value) pairs read already."""
+        asked = [i for i, ((reading, hit), score) in enumerate(zip(fresh, scores))
+                 if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
+                 and not reading.judge.calibration.settles(Evidence().add(float(score), True, True))
+                 and reader_view(reading.claim.triple, hit.passage.text).has_subject]
+        spans = self.values.read([(fresh[i][0].claim.triple.subject, fresh[i][0].claim.triple.predicate,
+                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
+        found = [(i, other) for i, span in zip(asked, spans)
+                 if span is not None and (other := stated_other(fresh[i][0].claim, span.text)) is not None
+                 and (i, other.lower()) not in seen]
+        logits = self._score([fresh[i][0] for i, _ in found], [
+            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
+            for i, value in found])
+        for (i, value), logit in zip(found, logits):
+            self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
 
     @staticmethod
     def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:
@@ -203,6 +249,8 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
         elif claim.named_by_subject():
             finding, verdict, p_true = Finding.SUPPORTED, True, LABEL_BY_NAME
+        elif reading.misfit is not None:
+            finding, verdict, p_true = Finding.WRONG_KIND, False, reading.misfit.p_fits
         elif calibration.outcome(p_support) is Outcome.TRUE:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
         elif contradiction is not None:
@@ -227,4 +275,5 @@ class ReadingAgent:
             trace=ReadingTrace(reading.evidence if reading.searches else None, reading.judge is not self.main, reading.steps),
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
-            outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld)
+            outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld,
+            reason=reading.misfit.reason() if reading.misfit is not None else None)

@@ -14,6 +14,8 @@ from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, SHIPPED_READER, ReaderFolder, shipped_reader_dir
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.stopping import policy_fingerprint
+from agentkgv.reader_agent.value_kinds import ValueKinds, shipped_value_kinds
+from agentkgv.reader_agent.value_reader import SHIPPED_VALUE_READER, ValueReader, value_reader_fingerprint
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.guard import DistrustedSource
 
@@ -25,6 +27,8 @@ class Readers:
 
     main: ReaderFolder
     rare: ReaderFolder | None
+    kinds: ValueKinds | None = None
+    values: Path | None = None  # the value reader's folder
 
     @staticmethod
     def open(config: ReadingConfig) -> Readers:
@@ -32,7 +36,9 @@ class Readers:
         loads, if one has no calibration to decide with."""
         readers = Readers(ReaderFolder.open(config.reader or shipped_reader_dir(SHIPPED_READER)),
                           ReaderFolder.open(config.rare_reader or shipped_reader_dir(SHIPPED_GLOSS_READER))
-                          if config.rare_below else None)
+                          if config.rare_below else None,
+                          None if config.value_kinds == "none" else ValueKinds.open(config.value_kinds or shipped_value_kinds()),
+                          None if config.value_reader == "none" else config.value_reader or shipped_reader_dir(SHIPPED_VALUE_READER))
         for folder in filter(None, (readers.main, readers.rare)):
             folder.calibrated  # raises DataError naming the missing file
         return readers
@@ -46,6 +52,10 @@ class Readers:
         if self.rare is not None:
             pins["rare_reader"] = self.rare.fingerprint
             pins["relations"] = hashlib.sha256(json.dumps(self.main.learned(), sort_keys=True).encode()).hexdigest()[:16]
+        if self.kinds is not None:
+            pins["value_kinds"] = self.kinds.fingerprint
+        if self.values is not None:
+            pins["value_reader"] = value_reader_fingerprint(self.values)
         for name, path in (("stop_policy", config.stop_policy), ("rare_stop_policy", config.rare_stop_policy)):
             if path is not None:
                 pins[name] = policy_fingerprint(path)
@@ -65,4 +75,4 @@ def build(config: ReadingConfig, readers: Readers, retriever: Retriever, paraphr
         rare = RareRelations(judge(readers.rare, config, config.rare_stop_policy), readers.main.learned(),
                              config.rare_below)
     return ReadingAgent(retriever, judge(readers.main, config, config.stop_policy), paraphrases, config, rare,
-                        relations, distrusted)
+                        relations, distrusted, readers.kinds, readers.values and ValueReader(readers.values))

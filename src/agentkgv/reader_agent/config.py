@@ -58,6 +58,14 @@ class ReadingConfig(Settings):
     # What runs the readers' network (reader_agent/runtime.py): ONNX Runtime, twice as fast on a CPU with the
     # same scores to 1e-5, or PyTorch. How a run is run, not what it decides: a run log does not pin it.
     runtime: Runtime = "onnxruntime"
+    # The model of the kinds of value each relation takes (reader_agent/value_kinds.py), a folder written by
+    # `agentkgv train-value-kinds`: a claim with a value its relation does not take is false unsearched. None:
+    # the shipped one; "none": every claim is searched and read.
+    value_kinds: Path | Literal["none"] | None = None
+    # The value reader (reader_agent/value_reader.py), a folder written by `agentkgv train-value-reader`: the value a
+    # passage gives for the subject and relation, whose other value contradicts a one-valued relation's claim.
+    # None: the shipped one; "none": only the names the facts files know, and dates and numbers, contradict.
+    value_reader: Path | Literal["none"] | None = None
 
     @model_validator(mode="after")
     def _routed(self) -> ReadingConfig:

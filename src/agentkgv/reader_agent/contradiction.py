@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentkgv.reader_agent.claims import Claim, Kind
+from agentkgv.data.text import folded_words
+from agentkgv.reader_agent.claims import Claim, Kind, same_name
+from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts
 from agentkgv.retrieval.base import Hit
@@ -44,3 +46,21 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
              else claim.others_in(text, limit))
     return [value for value in found
             if relations.cues.states(claim.with_object(value), reader_view(claim.with_object(value), text).text)]
+
+
+def stated_other(claim: Claim, value: str) -> str | None:
+    """`value` (a span the value reader found for the claim's subject and relation) where it is another value than
+    the claim's: another date or number (compared as values), or a name that is neither the object's nor the
+    subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for `Alexandra, Victoria`)."""
+    if claim.date is not None:
+        return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
+    if claim.number is not None:
+        return next((s for s, n in numbers_in(value) if claim.number.agrees(n) is False), None)
+    words = set(folded_words(value))
+    if not words:
+        return None
+    for name in (*claim.triple.object_names, *claim.triple.subject_names):
+        theirs = set(folded_words(name))
+        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)):
+            return None
+    return value

@@ -1,0 +1,126 @@
+"""Whether a triple's object is of a kind its relation takes: an award is no notable work, a town no award, a year
+no spouse. A claim whose object its relation cannot take is false whatever a passage names, since no passage
+can state it: the reader, which keys on the names a passage holds, would support "Saul Bellow | starring | Nobel
+Prize in Literature" from a page naming both.
+
+A softmax over the relations learned reads which relation's objects a value's MiniLM embedding is like; the
+relations of one kind share its probability (train/value_kinds.py, on the training facts only), and a value fits
+a relation by its kind's share. Graphs name a relation from either end (FactBench's `author` goes from the writer
+to the book, Wikidata's from the book to its writer), so an object fails only where it is of neither the kind of
+the relation's objects nor that of its subjects. The shipped model is `value_kinds/` beside this file. A relation
+it was not trained on, by id, label or alias, is not judged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from agentkgv.data.errors import DataError
+from agentkgv.data.records import Triple
+
+WEIGHTS_FILE = "value_kinds.safetensors"
+CARD_FILE = "value_kinds.json"
+
+
+def shipped_value_kinds() -> Path:
+    return Path(str(resources.files("agentkgv.reader_agent").joinpath("value_kinds")))
+
+
+def kind_fit(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray, kinds: list[list[int]]) -> np.ndarray:
+    """P(fits) of each value (a row of `vectors`) for its relation, whose kind's classes are `kinds[i]`: the
+    softmax's mass on them."""
+    z = vectors @ coef.T + intercept
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return np.array([p[i, kind].sum() for i, kind in enumerate(kinds)])
+
+
+@dataclass(frozen=True, slots=True)
+class Misfit:
+    """An object of a kind its relation takes at neither end, and its fit as the relation's object."""
+
+    value: str
+    p_fits: float
+    relation: str  # the relation's id the classifier knows it as
+
+    def reason(self) -> str:
+        return (f"{self.value!r} is not of a kind the relation takes (P(fits) {self.p_fits:.3f} as the object of "
+                f"{self.relation}, and no better as its subject)")
+
+
+@dataclass(frozen=True)
+class KindModel:
+    coef: np.ndarray  # (relations, dims): one class a relation
+    intercept: np.ndarray
+    kinds: dict[str, list[int]]  # relation id -> the classes of its objects' kind
+    subject_kinds: dict[str, list[int]]  # relation id -> the classes whose objects are of its subjects' kind
+    thresholds: dict[str, float]  # relation id -> P(fits) under which an object does not fit
+
+
+@dataclass(frozen=True)
+class ValueKinds:
+    keys: dict[str, str]  # relation key (id, lower-cased label or alias) -> relation id
+    model: KindModel
+    fingerprint: str
+
+    @staticmethod
+    def open(folder: Path) -> ValueKinds:
+        from safetensors.numpy import load_file
+
+        card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
+        for path in (card_path, weights_path):
+            if not path.exists():
+                raise DataError(path, "no value-kind model here: `agentkgv train-value-kinds` writes it")
+        weights = load_file(str(weights_path))
+        try:
+            card = json.loads(card_path.read_text(encoding="utf-8"))
+            lists = {name: {p: [int(j) for j in kind] for p, kind in card[name].items()} for name in ("kinds", "subject_kinds")}
+            model = KindModel(weights["coef"].astype(np.float32), weights["intercept"].astype(np.float32),
+                              lists["kinds"], lists["subject_kinds"],
+                              {p: float(t) for p, t in card["thresholds"].items()})
+            keys = {str(k): str(v) for k, v in card["keys"].items()}
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
+            raise DataError(card_path, f"not a value-kind card: {error!r}") from None
+        digest = hashlib.sha256(card_path.read_bytes() + weights_path.read_bytes()).hexdigest()[:16]
+        return ValueKinds(keys, model, digest)
+
+    def relation(self, triple: Triple) -> str | None:
+        for key in (triple.predicate_id, triple.predicate.lower()):
+            if key and key in self.keys:
+                return self.keys[key]
+        return None
+
+    def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
+        """For each triple, its object where the relation takes it at neither end, else None."""
+        from agentkgv.encoders import embed
+
+        m = self.model
+        asked = [(i, r) for i, t in enumerate(triples) if (r := self.relation(t)) is not None and r in m.kinds]
+        found: list[Misfit | None] = [None] * len(triples)
+        if not asked:
+            return found
+        vectors = embed([triples[i].object for i, _ in asked])
+        as_object = kind_fit(m.coef, m.intercept, vectors, [m.kinds[r] for _, r in asked])
+        as_subject = kind_fit(m.coef, m.intercept, vectors, [m.subject_kinds[r] for _, r in asked])
+        for (i, r), p, turned in zip(asked, as_object, as_subject):
+            if p < m.thresholds[r] and turned < m.thresholds[r]:
+                found[i] = Misfit(triples[i].object, float(p), r)
+        return found
+
+
+def save_value_kinds(folder: Path, keys: dict[str, str], model: KindModel, report: dict) -> None:
+    from safetensors.numpy import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({"coef": np.ascontiguousarray(model.coef), "intercept": np.ascontiguousarray(model.intercept)},
+              str(folder / WEIGHTS_FILE))
+    card = {"report": report, "keys": keys, "kinds": model.kinds, "subject_kinds": model.subject_kinds,
+            "thresholds": {p: round(t, 5) for p, t in model.thresholds.items()}}
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=0, sort_keys=True) + "\n", encoding="utf-8")

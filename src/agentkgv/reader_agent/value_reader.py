@@ -1,0 +1,141 @@
+"""The value reader: for (subject, relation) and a passage, the span the passage gives as the relation's value
+for that subject, or none.
+
+Extractive question answering (a MiniLM-L6 encoder with a start/end head, transformers'
+`AutoModelForQuestionAnswering`): the question is `subject | relation`, the context the passage with its
+title. A span is kept where its start and end scores beat the no-answer position's (the [CLS] token) by
+`margin`; "Fennimore was born in Dunholt" gives `Dunholt` for Fennimore's place of birth, a key-value line
+"Population 19,450" gives `19,450`, and "Fennimore died in Dunholt" gives nothing for the birth. The agent
+compares the span with the triple's object (reader_agent/agent.py): another value of a one-valued relation is a
+contradiction to be confirmed. Trained on this CPU by `agentkgv train-value-reader` (train/value_reader.py);
+shipped in `readers/minilm-value`, its frozen word embeddings left out as the evidence readers' are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agentkgv.data.errors import DataError
+from agentkgv.encoders import MINILM_BASE, base_model_path, transformers_quiet
+
+SHIPPED_VALUE_READER = "minilm-value"
+WEIGHTS_FILE = "value_reader.safetensors"
+CARD_FILE = "value_reader.json"
+MAX_TOKENS = 192
+MAX_SPAN_TOKENS = 12
+
+
+def question(subject: str, relation: str) -> str:
+    return f"{subject} | {relation}"
+
+
+def context(text: str, title: str = "") -> str:
+    return f"{title}: {text}" if title else text
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    text: str
+    score: float  # start + end logit over the no-answer position's
+
+
+def frozen(name: str) -> bool:
+    return name.endswith("embeddings.word_embeddings.weight")
+
+
+def base_value_model(base: str = MINILM_BASE):
+    """The base encoder with a fresh start/end head (transformers reports the head as missing: it is what
+    training fills), and its fast tokenizer."""
+    from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
+    with transformers_quiet():
+        path = base_model_path(base)
+        return AutoModelForQuestionAnswering.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+
+
+def encode(tokenizer, questions: Sequence[str], contexts: Sequence[str]):
+    return tokenizer(list(questions), list(contexts), truncation="only_second", max_length=MAX_TOKENS,
+                     padding=True, return_offsets_mapping=True, return_tensors="pt")
+
+
+def best_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
+               contexts: Sequence[str], margin: float) -> list[Span | None]:
+    """Per row, the best context span of at most MAX_SPAN_TOKENS tokens, kept where it beats [CLS] by `margin`."""
+    found: list[Span | None] = []
+    for row, text in enumerate(contexts):
+        inside = np.array([s == 1 for s in sequence_ids[row]])
+        if not inside.any():
+            found.append(None)
+            continue
+        s, e = np.where(inside, start[row], -np.inf), np.where(inside, end[row], -np.inf)
+        scores = s[:, None] + e[None, :]
+        band = np.triu(np.ones_like(scores, dtype=bool)) & ~np.triu(np.ones_like(scores, dtype=bool), MAX_SPAN_TOKENS)
+        scores = np.where(band, scores, -np.inf)
+        i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
+        margin_over = float(scores[i, j] - (start[row, 0] + end[row, 0]))
+        value = text[int(offsets[row, i, 0]):int(offsets[row, j, 1])].strip(" ,.;:()[]\"'")
+        found.append(Span(value, margin_over) if value and margin_over > margin else None)
+    return found
+
+
+def value_reader_fingerprint(folder: Path) -> str:
+    """The value reader's content digest, which a run log pins; a folder without one is refused here."""
+    paths = [folder / CARD_FILE, folder / WEIGHTS_FILE]
+    for path in paths:
+        if not path.exists():
+            raise DataError(path, "no value reader here: `agentkgv train-value-reader` writes it")
+    return hashlib.sha256(b"".join(p.read_bytes() for p in paths)).hexdigest()[:16]
+
+
+class ValueReader:
+    name = "value-reader"
+
+    def __init__(self, folder: Path, batch_size: int = 32):
+        from safetensors.torch import load_file
+
+        card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
+        self.fingerprint = value_reader_fingerprint(folder)
+        try:
+            card = json.loads(card_path.read_text(encoding="utf-8"))
+            self.margin = float(card["margin"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            raise DataError(card_path, f"not a value-reader card: {error!r}") from None
+        self.model, self.tokenizer = base_value_model(card.get("base", MINILM_BASE))
+        weights = {k: v.float() for k, v in load_file(str(weights_path)).items()}
+        missing, unexpected = self.model.load_state_dict(weights, strict=False)
+        if unexpected or any(not frozen(k) for k in missing):
+            raise DataError(weights_path, "weights do not fit the base model")
+        self.model.eval()
+        self.batch_size = batch_size
+
+    def read(self, asked: Sequence[tuple[str, str, str, str]]) -> list[Span | None]:
+        """`asked`: (subject, relation, passage text, passage title); the value each passage gives, if any."""
+        import torch
+
+        found: list[Span | None] = []
+        for first in range(0, len(asked), self.batch_size):
+            batch = asked[first:first + self.batch_size]
+            contexts = [context(text, title) for _, _, text, title in batch]
+            encoded = encode(self.tokenizer, [question(s, r) for s, r, _, _ in batch], contexts)
+            offsets = encoded.pop("offset_mapping").numpy()
+            ids = [encoded.sequence_ids(i) for i in range(len(batch))]
+            with torch.inference_mode():
+                out = self.model(**encoded)
+            found += best_spans(out.start_logits.float().numpy(), out.end_logits.float().numpy(), ids, offsets,
+                                contexts, self.margin)
+        return found
+
+
+def save_value_reader(model, folder: Path, card: dict) -> None:
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.detach().to("cpu").half().contiguous() for k, v in model.state_dict().items() if not frozen(k)},
+              str(folder / WEIGHTS_FILE))
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")

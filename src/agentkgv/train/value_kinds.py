@@ -1,0 +1,136 @@
+"""Training the value-kind model (reader_agent/value_kinds.py): which relations take a value of this kind.
+
+One softmax classifier over the relations learned (scikit-learn's multinomial logistic regression on the values'
+MiniLM embeddings): given a value, which relation's training facts it is an object of, each relation's objects
+weighted alike. Relations of one kind share its probability: two relations that have a few objects in common, or
+whose objects lie near each other's on average, take the same kind (a place of birth and a place of death both
+take cities; a spouse and an author both take people). A value fits a relation by the probability of that
+relation's kind: an award given as a notable work, a town as an award or a year as a spouse falls to another.
+
+Graphs name a relation from either end (FactBench's `author` goes from the writer to the book), so each relation
+also has the kind of its subjects, read by the same classifier: the relations whose objects are of the kind its
+subjects are (an author's books are the objects of `notable work`). Names alone do not tell subjects' kinds
+apart well enough for a classifier of their own: the mean embeddings of the subjects of most relations are
+alike, people and works and places.
+
+The classifier learns from the facts of four of five subjects. Each relation's threshold is the P(fits) under
+which at most `flag_true_share` of the fifth's true objects of it fall (the whole set's where it has few), so
+it is fitted on training facts only.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentkgv.data.records import Triple
+from agentkgv.data.text import label_key
+from agentkgv.reader_agent.value_kinds import KindModel, kind_fit
+
+
+@dataclass(frozen=True)
+class ValueKindSettings:
+    min_facts: int = 40  # a relation with fewer training facts is not judged
+    max_values: int = 400  # per relation and end, the distinct values learned from
+    # Jaccard overlap of two relations' values, or cosine of their mean value embeddings, above which they take
+    # one kind (authors' and spouses' people share no name: 0.92; authors and awards 0.59, places and years 0.4).
+    max_shared: float = 0.03
+    max_kind_similarity: float = 0.75
+    # The same for a relation's subjects against another's objects: subjects' mean embeddings are nearer every
+    # kind's (names of people, works and places alike), so only a closer one is the same kind.
+    max_subject_kind_similarity: float = 0.85
+    flag_true_share: float = 0.005  # held-out true objects under the threshold, at most
+    min_held_out: int = 20  # held-out objects a relation needs for a threshold of its own
+    held_out_share: float = 0.2
+    regularization: float = 10.0  # scikit-learn's C
+    seed: int = 13
+
+
+def held_out(name: str, share: float) -> bool:
+    return zlib.crc32(label_key(name).encode()) % 1000 < share * 1000
+
+
+def _pools(facts: list[Triple], judged: set[str], end: str, settings: ValueKindSettings,
+           rng: random.Random) -> dict[str, list[str]]:
+    pools: dict[str, set[str]] = defaultdict(set)
+    for t in facts:
+        if t.predicate_id in judged:
+            pools[t.predicate_id].add(t.object if end == "object" else t.subject)
+    return {p: sorted(rng.sample(sorted(v), settings.max_values)) if len(v) > settings.max_values else sorted(v)
+            for p, v in sorted(pools.items())}
+
+
+def _same_kind(a: list[str], b: list[str], centroid_a: np.ndarray, centroid_b: np.ndarray, max_shared: float,
+               max_similarity: float) -> bool:
+    shared = len(set(a) & set(b)) / max(1, len(set(a) | set(b)))
+    return shared > max_shared or float(centroid_a @ centroid_b) > max_similarity
+
+
+def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray],
+                    settings: ValueKindSettings = ValueKindSettings(),
+                    progress: Callable[[str], None] = lambda note: None) -> tuple[KindModel, dict]:
+    """The classifier over the relations with at least `min_facts` facts, each relation's kind of objects and of
+    subjects, and its threshold; with what it measured on held-out subjects."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = random.Random(settings.seed)
+    counts: dict[str, int] = defaultdict(int)
+    for t in facts:
+        counts[t.predicate_id or ""] += 1
+    judged = {p for p, n in counts.items() if p and n >= settings.min_facts}
+    train = [t for t in facts if not held_out(t.subject, settings.held_out_share)]
+    held = [t for t in facts if held_out(t.subject, settings.held_out_share) and t.predicate_id in judged]
+    objects, subjects = _pools(train, judged, "object", settings, rng), _pools(train, judged, "subject", settings, rng)
+    relations = sorted(objects)
+    every = sorted({v for pool in (objects, subjects) for values in pool.values() for v in values}
+                   | {t.object for t in held})
+    progress(f"embedding {len(every)} values")
+    vectors = dict(zip(every, embed(every)))
+
+    def centroid(values: list[str]) -> np.ndarray:
+        c = np.mean([vectors[v] for v in values], axis=0)
+        return c / max(float(np.linalg.norm(c)), 1e-9)
+
+    x = np.stack([vectors[v] for p in relations for v in objects[p]])
+    y = np.array([i for i, p in enumerate(relations) for _ in objects[p]])
+    weights = np.array([1.0 / len(objects[p]) for p in relations for _ in objects[p]]) * len(y) / len(relations)
+    progress(f"fitting the classifier over {len(relations)} relations")
+    model = LogisticRegression(C=settings.regularization, max_iter=300).fit(x, y, sample_weight=weights)
+    coef, intercept = model.coef_.astype(np.float32), model.intercept_.astype(np.float32)
+    object_centroids = {p: centroid(objects[p]) for p in relations}
+    kinds = {p: [j for j, q in enumerate(relations) if q == p or _same_kind(
+        objects[p], objects[q], object_centroids[p], object_centroids[q], settings.max_shared,
+        settings.max_kind_similarity)] for p in relations}
+    subject_kinds = {p: [j for j, q in enumerate(relations) if _same_kind(
+        subjects[p], objects[q], centroid(subjects[p]), object_centroids[q], settings.max_shared,
+        settings.max_subject_kind_similarity)] for p in relations}
+    held_objects: dict[str, list[str]] = defaultdict(list)
+    for t in held:
+        if t.predicate_id in kinds:
+            held_objects[t.predicate_id].append(t.object)
+    scores = {p: kind_fit(coef, intercept, np.stack([vectors[v] for v in vs]), [kinds[p]] * len(vs))
+              for p, vs in held_objects.items()}
+    pooled = np.sort(np.concatenate(list(scores.values())))
+    overall = float(pooled[int(settings.flag_true_share * len(pooled))])
+    thresholds = {p: min(overall, float(np.sort(scores[p])[int(settings.flag_true_share * len(scores[p]))]))
+                  if len(scores.get(p, ())) >= settings.min_held_out else overall for p in relations}
+    # As a measure only: other relations' held-out objects of another kind, read as this relation's.
+    foreign = []
+    for p, vs in held_objects.items():
+        others = [v for q, ws in held_objects.items() if relations.index(q) not in kinds[p] for v in ws]
+        if others:
+            drawn = rng.sample(others, min(len(others), len(vs)))
+            foreign += list(kind_fit(coef, intercept, np.stack([vectors[v] for v in drawn]), [kinds[p]] * len(drawn))
+                            < thresholds[p])
+    flagged = [float(np.mean(s < thresholds[p])) for p, s in scores.items()]
+    report = {"relations": len(relations), "facts": len(facts), "held_out_true_objects": int(len(pooled)),
+              "held_out_true_flagged": round(float(np.mean(np.concatenate([s < thresholds[p] for p, s in scores.items()]))), 5),
+              "worst_relation_flagged": round(max(flagged), 4) if flagged else 0.0,
+              "held_out_foreign_objects": len(foreign),
+              "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0}
+    return KindModel(coef, intercept, kinds, subject_kinds, thresholds), report

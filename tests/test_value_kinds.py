@@ -1,0 +1,93 @@
+"""Which kinds of value a relation takes: a value of another kind makes a claim false before anything is read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agentkgv.core.verdict import Finding
+from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.reader_agent.agent import ReadingAgent
+from agentkgv.reader_agent.config import ReadingConfig
+from agentkgv.reader_agent.judges import ReaderJudge
+from agentkgv.reader_agent.value_kinds import ValueKinds, save_value_kinds, shipped_value_kinds
+from agentkgv.retrieval.bm25 import BM25Retriever
+from agentkgv.train.value_kinds import ValueKindSettings, fit_value_kinds
+from test_outcomes import CALIBRATION, WordReader
+
+KINDS = {"city": 0, "person": 1, "award": 2, "year": 3}
+
+
+def toy_embed(texts: list[str]) -> np.ndarray:
+    """A value's kind, read off its toy name (`city 12`), as one direction plus a little noise of its own."""
+    rows = []
+    for text in texts:
+        vector = np.random.default_rng(abs(hash(text)) % 2**32).normal(0, 0.05, 8)
+        vector[KINDS[text.split()[0]]] += 1.0
+        rows.append(vector / np.linalg.norm(vector))
+    return np.array(rows, dtype=np.float32)
+
+
+def toy_facts() -> list[Triple]:
+    facts = []
+    for i in range(120):
+        facts.append(Triple(f"person {i}", "place of birth", f"city {i % 40}", predicate_id="P19"))
+        facts.append(Triple(f"person {i}", "award received", f"award {i % 30}", predicate_id="P166"))
+        facts.append(Triple(f"person {i}", "spouse", f"person {i + 500}", predicate_id="P26"))
+        facts.append(Triple(f"person {i}", "date of birth", f"year {1900 + i % 50}", predicate_id="P569"))
+    return facts
+
+
+def test_the_fitted_kinds_flag_a_value_of_another_kind_at_either_end(tmp_path, monkeypatch):
+    model, report = fit_value_kinds(toy_facts(), toy_embed, ValueKindSettings(min_facts=40))
+    assert set(model.kinds) == {"P19", "P166", "P26", "P569"}
+    people = sorted(model.kinds).index("P26")
+    # Each relation takes its own kind of object; every one of them takes people as subjects.
+    assert model.kinds["P26"] == [people] and all(kind == [people] for kind in model.subject_kinds.values())
+    assert report["held_out_true_flagged"] <= 0.01 and report["held_out_foreign_flagged"] > 0.9
+    save_value_kinds(tmp_path, {"P19": "P19", "place of birth": "P19", "spouse": "P26", "award": "P166"}, model,
+                     report)
+    kinds = ValueKinds.open(tmp_path)
+    monkeypatch.setattr("agentkgv.encoders.embed", toy_embed)
+    found = kinds.misfits([Triple("person 1", "place of birth", "city 7"), Triple("person 1", "spouse", "year 2013"),
+                           Triple("person 1", "award", "city 3"), Triple("city 7", "place of birth", "person 1"),
+                           Triple("person 1", "employer", "year 1999")])
+    assert found[0] is None and found[4] is None  # its own kind; a relation it was not trained on
+    assert (found[1].value, found[1].relation) == ("year 2013", "P26") and found[2].value == "city 3"
+    assert found[3] is None  # the graph names the birth from the place's end: its object is of the subjects' kind
+    assert "not of a kind the relation takes" in found[1].reason()
+
+
+@pytest.fixture(scope="module")
+def shipped() -> ValueKinds:
+    return ValueKinds.open(shipped_value_kinds())
+
+
+def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or_a_place(shipped):
+    wrong = [Triple("Saul Bellow", "notable work", "Nobel Prize in Literature"),
+             Triple("Herzog", "author", "Nobel Prize in Literature"),
+             Triple("Saul Bellow", "starring", "Nobel Prize in Literature"),
+             Triple("Bryan Forbes", "spouse", "2013"),
+             Triple("Fennimore Quillfeather", "place of birth", "1931")]
+    right = [Triple("Enrico Fermi", "award", "Nobel Prize in Physics"),
+             Triple("Ella Fitzgerald", "birth place", "Newport News, Virginia"),
+             Triple("Bryan Forbes", "spouse", "Nanette Newman"),
+             Triple("Allan Peiper", "place of birth", "Alexandra"),
+             Triple("Saul Bellow", "notable work", "Herzog"),
+             Triple("Tom Hanks", "award", "Academy Award for Best Actor"),
+             Triple("The Old Man and the Sea", "author", "Ernest Hemingway"),
+             Triple("Ernest Hemingway", "author", "The Old Man and the Sea")]  # FactBench names it from the writer
+    assert all(m is not None for m in shipped.misfits(wrong))
+    assert shipped.misfits(right) == [None] * len(right)
+
+
+def test_a_passage_naming_both_never_supports_a_year_as_a_spouse(tmp_path, shipped):
+    texts = ["Bryan Forbes married Nanette Newman in 1955. Bryan Forbes was born in 1926 and died in 2013."]
+    index = BM25Retriever.build([Passage(f"p{i}", t) for i, t in enumerate(texts)], tmp_path / "bm25")
+    agent = ReadingAgent(index, ReaderJudge(WordReader(), CALIBRATION), {}, ReadingConfig(absence="unknown"),
+                         kinds=shipped)
+    year, wife = agent.verify([LabeledTriple("a", Triple("Bryan Forbes", "spouse", "2013")),
+                               LabeledTriple("b", Triple("Bryan Forbes", "spouse", "Nanette Newman"))])
+    assert year.verdict is False and year.outcome == Finding.WRONG_KIND.value and year.search_calls == 0
+    assert "2013" in year.reason and year.p_true < 0.5
+    assert wife.outcome != Finding.WRONG_KIND.value and wife.search_calls > 0 and wife.reason is None

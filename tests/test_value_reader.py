@@ -1,0 +1,57 @@
+"""The value reader: which span of a passage gives the subject's value of a relation, and when that value is
+another than the claim's."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agentkgv.data.records import Triple
+from agentkgv.reader_agent.claims import Claim
+from agentkgv.reader_agent.contradiction import stated_other
+from agentkgv.reader_agent.value_reader import base_value_model, best_spans, encode
+from agentkgv.train.reader_data import ReaderPair
+from agentkgv.train.value_reader import _targets, value_examples
+
+
+def test_a_value_is_another_only_where_it_names_neither_side_and_differs_as_a_value():
+    born = Claim.of(Triple("Fennimore Quillfeather", "place of birth", "Marrowick"))
+    assert stated_other(born, "Dunholt") == "Dunholt"
+    assert stated_other(born, "Marrowick") is None and stated_other(born, "Marrowick, Elderland") is None
+    assert stated_other(born, "Quillfeather") is None
+    date = Claim.of(Triple("Ansel Brightwater", "date of birth", "1931-03-12"))
+    assert stated_other(date, "12 March 1931") is None and stated_other(date, "4 May 2004") == "4 May 2004"
+    people = Claim.of(Triple("Marrowick", "population", "31,000"))
+    assert stated_other(people, "19,450") == "19,450" and stated_other(people, "31,000") is None
+
+
+def test_the_examples_mark_the_object_in_true_pairs_and_no_answer_in_relation_swaps():
+    true = ReaderPair(Triple("Ansel Brightwater", "place of birth", "Lembrook"), "Ansel Brightwater was born in Lembrook.",
+                      "", 1.0, "evidence", "train")
+    swap = ReaderPair(Triple("Ansel Brightwater", "place of death", "Lembrook"), "Ansel Brightwater was born in Lembrook.",
+                      "", 0.0, "relation_swap", "train")
+    other = ReaderPair(Triple("Ansel Brightwater", "place of birth", "Varnholm"), "Ansel Brightwater lived in Lembrook.",
+                       "", 0.0, "other_object", "train")
+    examples = value_examples([true, swap, other])
+    assert len(examples) == 2
+    assert examples[0].context[slice(*examples[0].answer)] == "Lembrook" and examples[1].answer is None
+    _, tokenizer = base_value_model()
+    encoded = encode(tokenizer, [e.question for e in examples], [e.context for e in examples])
+    starts, ends = _targets(encoded, examples)
+    offsets = encoded["offset_mapping"][0].tolist()
+    assert examples[0].context[offsets[int(starts[0])][0]:offsets[int(ends[0])][1]] == "Lembrook"
+    assert int(starts[1]) == int(ends[1]) == 0
+
+
+def test_the_best_span_is_kept_only_where_it_beats_no_answer_by_the_margin():
+    _, tokenizer = base_value_model()
+    contexts = ["Population 19,450 (2020)", "Population 19,450 (2020)"]
+    encoded = encode(tokenizer, ["Marrowick | population"] * 2, contexts)
+    ids = [encoded.sequence_ids(i) for i in range(2)]
+    offsets = encoded.pop("offset_mapping").numpy()
+    tokens = encoded["input_ids"].shape[1]
+    start, end = np.zeros((2, tokens)), np.zeros((2, tokens))
+    first = ids[0].index(1) + 1  # the token after "population"
+    start[:, first], end[:, first + 2] = 3.0, 3.0  # 19 , 450
+    start[1, 0] = end[1, 0] = 5.0  # the second row's no-answer scores higher
+    spans = best_spans(start, end, ids, offsets, contexts, margin=0.0)
+    assert spans[0] is not None and spans[0].text == "19,450" and spans[1] is None

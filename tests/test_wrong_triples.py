@@ -1,0 +1,72 @@
+"""Finding the wrong triples with the shipped models, on invented people, firms and towns that no training fact
+knows: support needs the relation, and the value the documents state instead contradicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkgv.core.verdict import Finding
+from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.paths import data_dir
+from agentkgv.reader_agent.build import Readers, build
+from agentkgv.reader_agent.config import ReadingConfig
+from agentkgv.reader_agent.relation_facts import RelationFacts
+from agentkgv.retrieval.bm25 import BM25Retriever
+
+pytestmark = pytest.mark.skipif(not (data_dir() / "lama_trex").exists(), reason="no facts files")
+
+PAGES = [
+    ("Ansel Brightwater", "Ansel Brightwater (born 12 March 1931 in Lembrook) was a painter of harbours. He taught "
+                          "at the academy for thirty years. Ansel Brightwater died in Varnholm in 2004."),
+    ("Osterlund Freight", "Osterlund Freight is a shipping company headquartered in Rotterdam. It runs forty "
+                          "vessels on the North Sea routes."),
+    ("Marrowick", "Marrowick\nCountry: Elderland\nPopulation 19,450\nMayor: Tilda Vance\nElevation: 12 m"),
+    ("Quillfeather", "Edda Quillfeather wrote three novels about the coast. Quillfeather died in Sorrelby in 1988, "
+                     "where she had lived since the war."),
+    ("Fennimore Dask", "Fennimore Dask was born in Dunholt, a mill town, and trained as a surveyor."),
+]
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    config = ReadingConfig(absence="unknown")
+    passages = [Passage(f"p{i}", text, title) for i, (title, text) in enumerate(PAGES)]
+    index = BM25Retriever.build(passages, tmp_path_factory.mktemp("bm25"))
+    return build(config, Readers.open(config), index, {}, RelationFacts.load(data_dir()))
+
+
+def verify(agent, subject: str, predicate: str, obj: str):
+    return agent.verify([LabeledTriple("t", Triple(subject, predicate, obj))])[0]
+
+
+def test_a_death_place_does_not_support_a_birth_there(agent):
+    died_there = verify(agent, "Ansel Brightwater", "place of birth", "Varnholm")
+    assert died_there.outcome != Finding.SUPPORTED.value and died_there.verdict is not True
+    assert verify(agent, "Ansel Brightwater", "place of birth", "Lembrook").outcome == Finding.SUPPORTED.value
+
+
+def test_a_birth_date_is_contradicted_by_the_birth_date_not_the_death_year(agent):
+    wrong = verify(agent, "Ansel Brightwater", "date of birth", "1935-06-01")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.verdict is False
+    assert wrong.stated_instead == "12 March 1931"
+
+
+def test_a_headquarters_an_unknown_city_states_contradicts_another(agent):
+    wrong = verify(agent, "Osterlund Freight", "headquarters location", "Marrowick")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Rotterdam"
+
+
+def test_a_table_row_of_population_contradicts_another_number(agent):
+    wrong = verify(agent, "Marrowick", "population", "31,000")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "19,450"
+
+
+def test_a_birth_place_no_training_fact_knows_contradicts_another(agent):
+    wrong = verify(agent, "Fennimore Dask", "place of birth", "Marrowick")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Dunholt"
+    assert verify(agent, "Fennimore Dask", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
+
+
+def test_a_death_by_surname_does_not_support_a_birth_there(agent):
+    verdict = verify(agent, "Edda Quillfeather", "place of birth", "Sorrelby")
+    assert verdict.outcome != Finding.SUPPORTED.value and verdict.verdict is not True
