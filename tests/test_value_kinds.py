@@ -91,3 +91,23 @@ def test_a_passage_naming_both_never_supports_a_year_as_a_spouse(tmp_path, shipp
     assert year.verdict is False and year.outcome == Finding.WRONG_KIND.value and year.search_calls == 0
     assert "2013" in year.reason and year.p_true < 0.5
     assert wife.outcome != Finding.WRONG_KIND.value and wife.search_calls > 0 and wife.reason is None
+
+
+def test_a_value_of_the_wrong_kind_leads_the_review_queue_and_is_exported_with_its_reason(tmp_path):
+    from datetime import datetime, timezone
+
+    from agentkgv.core.verdict import Verdict
+    from agentkgv.eval.html_report import review_queue, write_review_csv
+    from agentkgv.eval.verdict_rdf import Graphs, verdict_quads
+
+    wrong = Verdict("w", Triple("Bryan Forbes", "spouse", "2013"), False, "agentkgv", confidence=0.6, p_true=0.4,
+                    outcome=Finding.WRONG_KIND.value, reason="'2013' is not of a kind the relation takes")
+    unsure = Verdict("u", Triple("Bryan Forbes", "spouse", "Nanette Newman"), None, "agentkgv", p_true=0.5,
+                     undecided=True, outcome=Finding.NOT_ENOUGH_EVIDENCE.value)
+    queue = review_queue([unsure, wrong], below=0.7)
+    assert [v.id for v in queue] == ["w", "u"]
+    write_review_csv(tmp_path / "review.csv", queue, 0.7)
+    assert "is not of a kind the relation takes" in (tmp_path / "review.csv").read_text()
+    quads = [str(q) for q in verdict_quads([wrong], Graphs.under("https://example.org/kgv/"), "run",
+                                           datetime.now(timezone.utc))]
+    assert any("WrongKindOfValue" in q for q in quads) and any("reason" in q and "2013" in q for q in quads)

@@ -154,7 +154,8 @@ def verdict_word(v: Verdict) -> str:
 
 
 def show_check(verdict: Verdict) -> None:
-    finding = verdict.finding + (f": {verdict.stated_instead}" if verdict.stated_instead else "")
+    finding = verdict.finding + (f": {verdict.stated_instead}" if verdict.stated_instead else
+                                 f": {verdict.reason}" if verdict.reason else "")
     print_table(verdict.triple.verbalize(), ["Verdict", "The documents", "P(true)", "Confidence", "Searches"],
                 [[verdict_word(verdict), finding, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",
                   "-" if verdict.confidence is None else f"{verdict.confidence:.3f}", str(verdict.search_calls)]])

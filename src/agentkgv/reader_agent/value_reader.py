@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,10 @@ def best_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int |
         scores = np.where(band, scores, -np.inf)
         i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
         margin_over = float(scores[i, j] - (start[row, 0] + end[row, 0]))
-        value = text[int(offsets[row, i, 0]):int(offsets[row, j, 1])].strip(" ,.;:()[]\"'")
+        # An apposition is no part of the value: "Dunholt, a mill town" gives Dunholt (a place's own region,
+        # "Cheltenham, Gloucestershire", is capitalized and stays).
+        value = re.split(r",\s+(?=[a-z])", text[int(offsets[row, i, 0]):int(offsets[row, j, 1])])[0]
+        value = value.strip(" ,.;:()[]\"'")
         found.append(Span(value, margin_over) if value and margin_over > margin else None)
     return found
 
