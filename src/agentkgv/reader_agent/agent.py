@@ -214,6 +214,12 @@ class ReadingAgent:
         found = [(i, other) for i, span in zip(asked, spans)
                  if span is not None and (other := stated_other(fresh[i][0].claim, span.text)) is not None
                  and (i, other.lower()) not in seen]
+        names = [k for k, (i, _) in enumerate(found) if fresh[i][0].claim.kind is Kind.ENTITY]
+        if self.kinds is not None and names:  # a name of another kind than the object's states nothing of it
+            alike = self.kinds.could_replace([fresh[found[k][0]][0].claim.triple for k in names],
+                                             [found[k][1] for k in names])
+            dropped = {k for k, ok in zip(names, alike) if not ok}
+            found = [pair for k, pair in enumerate(found) if k not in dropped]
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in found])

@@ -42,6 +42,18 @@ def kind_fit(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray, kinds
     return np.array([p[i, kind].sum() for i, kind in enumerate(kinds)])
 
 
+def kind_overlap(coef: np.ndarray, intercept: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How alike two values' kinds are: the overlap (Bhattacharyya coefficient, 0 to 1) of the softmax over the
+    relations for each row of `a` and of `b`."""
+    def softmax(v: np.ndarray) -> np.ndarray:
+        z = v @ coef.T + intercept
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    return np.sqrt(softmax(a) * softmax(b)).sum(axis=1)
+
+
 @dataclass(frozen=True, slots=True)
 class Misfit:
     """An object of a kind its relation takes at neither end, and its fit as the relation's object."""
@@ -62,6 +74,7 @@ class KindModel:
     kinds: dict[str, list[int]]  # relation id -> the classes of its objects' kind
     subject_kinds: dict[str, list[int]]  # relation id -> the classes whose objects are of its subjects' kind
     thresholds: dict[str, float]  # relation id -> P(fits) under which an object does not fit
+    same_kind_at: float  # the overlap of two values' kinds (`kind_overlap`) under which they are of two kinds
 
 
 @dataclass(frozen=True)
@@ -84,7 +97,7 @@ class ValueKinds:
             lists = {name: {p: [int(j) for j in kind] for p, kind in card[name].items()} for name in ("kinds", "subject_kinds")}
             model = KindModel(weights["coef"].astype(np.float32), weights["intercept"].astype(np.float32),
                               lists["kinds"], lists["subject_kinds"],
-                              {p: float(t) for p, t in card["thresholds"].items()})
+                              {p: float(t) for p, t in card["thresholds"].items()}, float(card["same_kind_at"]))
             keys = {str(k): str(v) for k, v in card["keys"].items()}
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
             raise DataError(card_path, f"not a value-kind card: {error!r}") from None
@@ -96,6 +109,25 @@ class ValueKinds:
             if key and key in self.keys:
                 return self.keys[key]
         return None
+
+    def could_replace(self, claims: list[Triple], values: list[str]) -> list[bool]:
+        """Whether each value a passage states could stand where its claim's object stands: of the object's kind
+        (for any relation: "Jerusalem" is no value of what "Judaism" is a value of, "Bayern Munich" none of what
+        "midfielder" is), and taken by the relation as its object where the relation is judged. What a stated
+        value must pass before it contradicts."""
+        from agentkgv.encoders import embed
+
+        m = self.model
+        if not claims:
+            return []
+        given, stated = embed([t.object for t in claims]), embed(values)
+        alike = kind_overlap(m.coef, m.intercept, given, stated) >= m.same_kind_at
+        asked = [(i, r) for i, t in enumerate(claims) if (r := self.relation(t)) is not None and r in m.kinds]
+        if asked:
+            fits = kind_fit(m.coef, m.intercept, stated[[i for i, _ in asked]], [m.kinds[r] for _, r in asked])
+            for (i, r), p in zip(asked, fits):
+                alike[i] &= bool(p >= m.thresholds[r])
+        return [bool(a) for a in alike]
 
     def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
         """For each triple, its object where the relation takes it at neither end, else None."""
@@ -122,5 +154,5 @@ def save_value_kinds(folder: Path, keys: dict[str, str], model: KindModel, repor
     save_file({"coef": np.ascontiguousarray(model.coef), "intercept": np.ascontiguousarray(model.intercept)},
               str(folder / WEIGHTS_FILE))
     card = {"report": report, "keys": keys, "kinds": model.kinds, "subject_kinds": model.subject_kinds,
-            "thresholds": {p: round(t, 5) for p, t in model.thresholds.items()}}
+            "thresholds": {p: round(t, 5) for p, t in model.thresholds.items()}, "same_kind_at": model.same_kind_at}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=0, sort_keys=True) + "\n", encoding="utf-8")

@@ -30,7 +30,7 @@ import numpy as np
 
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
-from agentkgv.reader_agent.value_kinds import KindModel, kind_fit
+from agentkgv.reader_agent.value_kinds import KindModel, kind_fit, kind_overlap
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,10 @@ class ValueKindSettings:
     # kind's (names of people, works and places alike), so only a closer one is the same kind.
     max_subject_kind_similarity: float = 0.85
     flag_true_share: float = 0.005  # held-out true objects under the threshold, at most
+    # Two held-out objects of one relation whose kinds (the classifier's distributions) are told apart, at most:
+    # a fifth, the price of never taking a place a passage names for a religion (a religion, like any relation the
+    # benchmark holds out, is no class of the classifier, so only the overlap of kinds tells them apart).
+    split_same_kind_share: float = 0.2
     min_held_out: int = 20  # held-out objects a relation needs for a threshold of its own
     held_out_share: float = 0.2
     regularization: float = 10.0  # scikit-learn's C
@@ -127,10 +131,18 @@ def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray
             drawn = rng.sample(others, min(len(others), len(vs)))
             foreign += list(kind_fit(coef, intercept, np.stack([vectors[v] for v in drawn]), [kinds[p]] * len(drawn))
                             < thresholds[p])
+    # Two values of one kind: the overlap of the classifier's distributions (Bhattacharyya) of two held-out
+    # objects of one relation, under which at most `split_same_kind_share` of such pairs fall.
+    pairs = [tuple(rng.sample(sorted(set(vs)), 2)) for vs in held_objects.values() if len(set(vs)) > 1
+             for _ in range(min(20, len(set(vs))))]
+    overlaps = np.sort(kind_overlap(coef, intercept, np.stack([vectors[a] for a, _ in pairs]),
+                                    np.stack([vectors[b] for _, b in pairs])))
+    same_kind_at = float(overlaps[int(settings.split_same_kind_share * len(overlaps))])
     flagged = [float(np.mean(s < thresholds[p])) for p, s in scores.items()]
     report = {"relations": len(relations), "facts": len(facts), "held_out_true_objects": int(len(pooled)),
               "held_out_true_flagged": round(float(np.mean(np.concatenate([s < thresholds[p] for p, s in scores.items()]))), 5),
               "worst_relation_flagged": round(max(flagged), 4) if flagged else 0.0,
               "held_out_foreign_objects": len(foreign),
-              "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0}
-    return KindModel(coef, intercept, kinds, subject_kinds, thresholds), report
+              "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0,
+              "same_kind_pairs": len(pairs), "same_kind_at": round(same_kind_at, 5)}
+    return KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at), report
