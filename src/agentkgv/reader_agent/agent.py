@@ -214,6 +214,11 @@ class ReadingAgent:
         found = [(i, other) for i, span in zip(asked, spans)
                  if span is not None and (other := stated_other(fresh[i][0].claim, span.text)) is not None
                  and (i, other.lower()) not in seen]
+        # A date or a number is in most passages about anyone: one the value reader takes must, as any other value
+        # a passage gives, have the relation's words between the subject and it ("lived there from 1968" is no
+        # death in 1968). A name is of a kind, which says more of it than its words (below).
+        found = [(i, value) for i, value in found if fresh[i][0].claim.kind is Kind.ENTITY or self.relations.cues.states(
+            fresh[i][0].claim.with_object(value), reader_view(fresh[i][0].claim.with_object(value), fresh[i][1].passage.text).text)]
         names = [k for k, (i, _) in enumerate(found) if fresh[i][0].claim.kind is Kind.ENTITY]
         if self.kinds is not None and names:  # a name of another kind than the object's states nothing of it
             alike = self.kinds.could_replace([fresh[found[k][0]][0].claim.triple for k in names],
