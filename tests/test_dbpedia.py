@@ -65,3 +65,15 @@ def test_the_benchmark_indexes_the_pages_and_scores_open_world(dbpedia, tmp_path
     assert row.flagged == 2 and row.error_recall == 1.0 and row.false_precision == 0.5
     assert row.true_called_false == 0.5
     assert (tmp_path / "cache" / "runs" / "dbp" / "lexical.iri.jsonl").exists()
+
+
+def test_a_sentence_that_names_the_object_first_or_inside_a_word_keeps_the_relation_as_given():
+    from agentkgv.data.dbpedia import verbalized
+    from agentkgv.data.records import Triple
+
+    starring = Triple("The War Zone", "starring", "Freddie Cunliffe")
+    assert verbalized(starring, "Freddie Cunliffe stars in The War Zone.") == starring
+    density = Triple("Pula", "population density km", "auto")
+    assert verbalized(density, "The population density per km of Pula is auto.") == density
+    assert verbalized(Triple("Erich Mende", "birth place", "German Empire"),
+                      "Erich Mende was born in German Empire.").predicate == "was born in"

@@ -59,11 +59,14 @@ _TRAILING = {"the", "is", "are", "of", "was", "a", "an"}
 def verbalized(triple: Triple, sentence: str) -> Triple:
     """The triple with its relation as FactCheck's sentence words it: the sentence less the subject's and the
     object's names ("Erich Mende was born in German Empire." -> `was born in`); as it was where the sentence
-    does not name both."""
-    found = [re.search(re.escape(name), sentence, re.IGNORECASE) for name in (triple.subject, triple.object)]
-    if not all(found) or not triple.object.strip():
+    does not name both as whole words, subject first."""
+    found = [re.search(rf"(?<!\w){re.escape(name)}(?!\w)", sentence, re.IGNORECASE)
+             for name in (triple.subject, triple.object)]
+    # A sentence that names the object first ("Freddie Cunliffe stars in The War Zone.") words the relation
+    # from the object's end: read between the names, it would say the reverse.
+    if not all(found) or not triple.object.strip() or found[1].start() < found[0].start():
         return triple
-    (a, b), (c, d) = sorted(m.span() for m in found)
+    (a, b), (c, d) = (m.span() for m in found)
     if b > c:
         return triple
     words = f"{sentence[:a]} {sentence[b:c]} {sentence[d:]}".replace("'s ", " ").strip(" .'\"").split()

@@ -120,7 +120,7 @@ class ReadingAgent:
     def misfits(self, items: list[LabeledTriple]) -> list[Misfit | None]:
         """The value of each claim that its relation does not take, if any: judged for names, dates and numbers,
         never for a label, a category or a link."""
-        if self.kinds is None:
+        if self.kinds is None or self.main.calibration is None:  # a reading for a calibration reads every triple
             return [None] * len(items)
         claims = [Claim.of(item.triple) for item in items]
         judged = [i for i, c in enumerate(claims) if c.kind in (Kind.ENTITY, Kind.DATE, Kind.NUMBER)]

@@ -15,7 +15,7 @@ from agentkgv.reader_agent.reader_folder import SHIPPED_GLOSS_READER, SHIPPED_RE
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.stopping import policy_fingerprint
 from agentkgv.reader_agent.value_kinds import ValueKinds, shipped_value_kinds
-from agentkgv.reader_agent.value_reader import SHIPPED_VALUE_READER, ValueReader, value_reader_fingerprint
+from agentkgv.reader_agent.value_reader import SHIPPED_VALUE_READER, load_value_reader, value_reader_fingerprint
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.guard import DistrustedSource
 
@@ -75,4 +75,5 @@ def build(config: ReadingConfig, readers: Readers, retriever: Retriever, paraphr
         rare = RareRelations(judge(readers.rare, config, config.rare_stop_policy), readers.main.learned(),
                              config.rare_below)
     return ReadingAgent(retriever, judge(readers.main, config, config.stop_policy), paraphrases, config, rare,
-                        relations, distrusted, readers.kinds, readers.values and ValueReader(readers.values))
+                        relations, distrusted, readers.kinds,
+                        load_value_reader(readers.values) if readers.values and config.other_values else None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,12 @@ def value_reader_fingerprint(folder: Path) -> str:
         if not path.exists():
             raise DataError(path, "no value reader here: `agentkgv train-value-reader` writes it")
     return hashlib.sha256(b"".join(p.read_bytes() for p in paths)).hexdigest()[:16]
+
+
+@lru_cache(maxsize=2)
+def load_value_reader(folder: Path) -> ValueReader:
+    """The value reader of `folder`, loaded once per process: every verifier a run builds shares it."""
+    return ValueReader(folder)
 
 
 class ValueReader:
