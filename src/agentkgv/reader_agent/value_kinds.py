@@ -32,26 +32,25 @@ def shipped_value_kinds() -> Path:
     return Path(str(resources.files("agentkgv.reader_agent").joinpath("value_kinds")))
 
 
-def kind_fit(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray, kinds: list[list[int]]) -> np.ndarray:
-    """P(fits) of each value (a row of `vectors`) for its relation, whose kind's classes are `kinds[i]`: the
-    softmax's mass on them."""
+def relation_softmax(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """For each value (a row of `vectors`), the classifier's probability of each relation."""
     z = vectors @ coef.T + intercept
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def kind_fit(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray, kinds: list[list[int]]) -> np.ndarray:
+    """P(fits) of each value (a row of `vectors`) for its relation, whose kind's classes are `kinds[i]`: the
+    softmax's mass on them."""
+    p = relation_softmax(coef, intercept, vectors)
     return np.array([p[i, kind].sum() for i, kind in enumerate(kinds)])
 
 
 def kind_overlap(coef: np.ndarray, intercept: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How alike two values' kinds are: the overlap (Bhattacharyya coefficient, 0 to 1) of the softmax over the
     relations for each row of `a` and of `b`."""
-    def softmax(v: np.ndarray) -> np.ndarray:
-        z = v @ coef.T + intercept
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
-
-    return np.sqrt(softmax(a) * softmax(b)).sum(axis=1)
+    return np.sqrt(relation_softmax(coef, intercept, a) * relation_softmax(coef, intercept, b)).sum(axis=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,12 +137,11 @@ class ValueKinds:
         found: list[Misfit | None] = [None] * len(triples)
         if not asked:
             return found
-        vectors = embed([triples[i].object for i, _ in asked])
-        as_object = kind_fit(m.coef, m.intercept, vectors, [m.kinds[r] for _, r in asked])
-        as_subject = kind_fit(m.coef, m.intercept, vectors, [m.subject_kinds[r] for _, r in asked])
-        for (i, r), p, turned in zip(asked, as_object, as_subject):
-            if p < m.thresholds[r] and turned < m.thresholds[r]:
-                found[i] = Misfit(triples[i].object, float(p), r)
+        probabilities = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]))
+        for (i, r), p in zip(asked, probabilities):
+            as_object, turned = p[m.kinds[r]].sum(), p[m.subject_kinds[r]].sum()
+            if as_object < m.thresholds[r] and turned < m.thresholds[r]:
+                found[i] = Misfit(triples[i].object, float(as_object), r)
         return found
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from agentkgv.data.errors import DataError
 from agentkgv.encoders import MINILM_BASE, base_model_path, transformers_quiet
+from agentkgv.reader_agent.reader import frozen
 
 SHIPPED_VALUE_READER = "minilm-value"
 WEIGHTS_FILE = "value_reader.safetensors"
@@ -45,10 +46,6 @@ def context(text: str, title: str = "") -> str:
 class Span:
     text: str
     score: float  # start + end logit over the no-answer position's
-
-
-def frozen(name: str) -> bool:
-    return name.endswith("embeddings.word_embeddings.weight")
 
 
 def base_value_model(base: str = MINILM_BASE):

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentkgv.data.settings import Settings
-from agentkgv.reader_agent.value_reader import (MAX_TOKENS, base_value_model, best_spans, context, encode, frozen,
+from agentkgv.reader_agent.reader import frozen
+from agentkgv.reader_agent.value_reader import (MAX_TOKENS, base_value_model, best_spans, context, encode,
                                                 question)
 from agentkgv.data.text import label_key
 from agentkgv.train.reader_data import ReaderPair
