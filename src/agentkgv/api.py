@@ -18,14 +18,16 @@ from pathlib import Path
 
 from agentkgv.commands.build import BATCH_SIZE, SILENT, Hooks
 from agentkgv.commands.build import index_documents as update_document_index
-from agentkgv.commands.verify import OnError, load_verifier, opened_index, read_user_file, verify_triples
+from agentkgv.commands.verify import OnError, load_verifier, opened_index, read_graph, read_user_file, verify_triples
 from agentkgv.config import RunConfig, RunOptions, resolve
+from agentkgv.core.graph_checked import GraphChecked
 from agentkgv.core.ray_runner import RayOptions
 from agentkgv.core.verdict import BriefTraces, Verdict
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.data.errors import DataError
 from agentkgv.data.rdf_graphs import graph_claims
 from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.graph.checker import GraphChecker, GraphSettings
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.user_index import IndexReport
 
@@ -53,7 +55,8 @@ class KGVerifier:
 
     def verify(self, triples: Iterable[TripleLike] | str | Path | object, output: str | Path | None = None, *,
                batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
-               aliases: str | Path | None = None, on_error: OnError = "fail", name: str | None = None) -> list[Verdict]:
+               aliases: str | Path | None = None, on_error: OnError = "fail", name: str | None = None,
+               graph: GraphSettings | None = GraphSettings()) -> list[Verdict]:
         """The verdicts of `triples`: an iterable of (subject, predicate, object) sequences or `Triple`s, an rdflib
         `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl; with `on_error="skip"` its bad rows
         are written beside `output`, or beside the file, and left out).
@@ -63,27 +66,31 @@ class KGVerifier:
         `agentkgv verify` writes them, each call loading the verifier whose model the file pins: a rerun
         resumes, and a triple the model failed on is left out of the list returned and named in
         `<output>.errors.jsonl` for the rerun to retry. `trajectories`: keep each verdict's whole trace, not its
-        brief. `name`: what the progress bar calls the triples."""
+        brief. `name`: what the progress bar calls the triples. `graph`: how the triples' own graph is read
+        beside the documents (its profile, shapes, prior; graph/checker.py), None to read the documents alone."""
         items, read_name = self._items(triples, output, on_error)
         name = name or read_name
         if output is None and ray is None and aliases is None:
-            return self._in_memory(items, batch_size, trajectories)
+            checked = read_graph(items, graph, name, self.hooks).checker if graph is not None else None
+            return self._in_memory(items, batch_size, trajectories, checked, graph and graph.false_below)
         if output is None:
             with tempfile.TemporaryDirectory() as folder:
                 return self.verify(items, Path(folder) / "verdicts.jsonl", batch_size=batch_size,
-                                   trajectories=trajectories, ray=ray, aliases=aliases, name=name)
+                                   trajectories=trajectories, ray=ray, aliases=aliases, name=name, graph=graph)
         return verify_triples(self.workspace, self.run, items, name, Path(output), batch_size, trajectories, ray,
-                              self.hooks, aliases and Path(aliases))
+                              self.hooks, aliases and Path(aliases), graph)
 
     def check(self, subject: str, predicate: str, obj: str) -> Verdict:
         """One triple's verdict with its whole trace, nothing written."""
         return self._in_memory([LabeledTriple("check", Triple(subject, predicate, obj))], 1, trajectories=True)[0]
 
-    def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool) -> list[Verdict]:
+    def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool,
+                   graph: GraphChecker | None = None, false_below: float | None = None) -> list[Verdict]:
         if self._loaded is None:
             resolved, index = opened_index(self.workspace, self.run)
             self._loaded = load_verifier(self.workspace, resolved, self.hooks, index).verifier
-        verifier = self._loaded if trajectories else BriefTraces(self._loaded)
+        verifier = self._loaded if graph is None else GraphChecked(self._loaded, graph, false_below)
+        verifier = verifier if trajectories else BriefTraces(verifier)
         verdicts: list[Verdict] = []
         with self.hooks.bar("verifying", len(items)) as advance:
             for start in range(0, len(items), batch_size):

@@ -13,7 +13,7 @@ from agentkgv.commands.train_reader import held_out_training_examples, reader_he
 from agentkgv.commands.verify import method_runs, open_verifier
 from agentkgv.config import ResolvedRun, RunConfig, RunOptions, resolve
 from agentkgv.core.ray_runner import RayOptions
-from agentkgv.core.runner import run_verifier
+from agentkgv.core.runner import load_run, run_verifier
 from agentkgv.core.verdict import Verifier
 from agentkgv.data.benchmark import load_split
 from agentkgv.data.corpus import load_corpus
@@ -23,6 +23,7 @@ from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
 from agentkgv.data.jsonl import read_json
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.records import LabeledTriple
+from agentkgv.eval.graph_bench import LabelledGraph, cross_validated, rules_only
 from agentkgv.eval.real_graph import RealGraphRow, real_graph_row
 from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
                                   retrieved_share, run_attack)
@@ -32,6 +33,7 @@ from agentkgv.eval.shaped_graph import ShapedRow, shaped_graph, shaped_rows
 from agentkgv.eval.summary_bench import SummaryRow
 from agentkgv.eval.throughput import ThroughputRow, measure_throughput
 from agentkgv.eval.withheld import WithheldRow, halves, withheld_row
+from agentkgv.graph.prior import GraphPrior, fit_prior, shipped_prior_path
 from agentkgv.llm.base import LLM
 from agentkgv.llm.factory import build_llm
 from agentkgv.paths import Workspace
@@ -249,3 +251,40 @@ def bench_dbpedia(ws: Workspace, run: RunConfig, methods: list[str], index_name:
                                         batch_size, advance, resolved.identity(opened.llm_name))
             rows.append(real_graph_row(f"{method} ({form})", verdicts))
     return rows
+
+
+def bench_dbpedia_graph(ws: Workspace, run: RunConfig, index_name: str, run_name: str, batch_size: int = 64,
+                        hooks: Hooks = SILENT) -> tuple[list[RealGraphRow], list[RealGraphRow]]:
+    """The graph's word on the DBpedia development set (eval/graph_bench.py): all its triples are the graph,
+    profiled without labels. Rows over all of them (the rules alone; the graph's P(true), cross-validated), and
+    over those with pages: the documents alone (the reader agent, as `bench-dbpedia` runs it), the graph
+    alone, and both together."""
+    bench_dbpedia(ws, run, ["agentkgv"], index_name, run_name, batch_size, ("iri",), hooks)
+    documents = load_run(ws.runs / run_name / "agentkgv.iri.jsonl")
+    graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
+    alone = cross_validated(graph, {})
+    together = cross_validated(graph, documents)
+    reviewed = cross_validated(graph, documents, reviews=True)
+    with_pages = set(documents)
+    whole = [real_graph_row("graph: rules alone (no labels)", rules_only(graph)),
+             real_graph_row("graph: P(true), cross-validated", alone),
+             real_graph_row("graph: P(true), with the other folds reviewed", cross_validated(graph, {}, reviews=True))]
+    pages = [real_graph_row("documents alone", list(documents.values())),
+             real_graph_row("graph alone", [v for v in alone if v.id in with_pages]),
+             real_graph_row("graph + documents", [v for v in together if v.id in with_pages]),
+             real_graph_row("graph + documents, the other folds reviewed", [v for v in reviewed if v.id in with_pages])]
+    return whole, pages
+
+
+def train_graph_prior(ws: Workspace, output: Path | None, index_name: str = "dbpedia-docs", run_name: str = "dbpedia",
+                      hooks: Hooks = SILENT) -> GraphPrior:
+    """The graph prior fitted on the whole DBpedia development set (its per-predicate offsets too), the
+    documents' verdicts of the triples with pages read as `bench-dbpedia` reads them; saved to `output`, or
+    over the shipped one."""
+    bench_dbpedia(ws, RunConfig(), ["agentkgv"], index_name, run_name, hooks=hooks, forms=("iri",))
+    documents = load_run(ws.runs / run_name / "agentkgv.iri.jsonl")
+    graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
+    rows, labels = graph.rows(documents), graph.labels()
+    prior = fit_prior(rows, labels, f"the DBpedia development set ({len(rows)} triples, {len(documents)} with pages)")
+    prior = prior.refit_offsets(rows, [triple.predicate for triple in graph.triples], labels)
+    return prior.save(output or shipped_prior_path()) and prior

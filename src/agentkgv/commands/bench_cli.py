@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentkgv.commands.bench import (bench_confidence, bench_dbpedia, bench_poison, bench_retrieval, bench_shaped_graph,
+from agentkgv.commands.bench import (bench_confidence, bench_dbpedia, bench_dbpedia_graph, bench_poison, bench_retrieval, bench_shaped_graph,
                                      bench_summarizer, bench_throughput, bench_withheld)
 from agentkgv.commands.build import BATCH_SIZE, EVAL_SPLITS, TEST_SPLITS
 from agentkgv.commands.display import HOOKS, console, print_table, show, show_eval, show_recall
@@ -102,6 +102,20 @@ def bench_dbpedia_command(methods: Annotated[list[str], typer.Option("--method",
     rows = bench_dbpedia(Workspace(data_dir, cache_dir), RunConfig.load(config), methods, index_name, run_name,
                          batch_size, tuple(forms), HOOKS)
     show("The DBpedia set against its own pages", RealGraphRow, rows)
+
+
+@app.command("bench-dbpedia-graph", rich_help_panel=BENCH)
+def bench_dbpedia_graph_command(index_name: Annotated[str, typer.Option("--index", help="The document index of the set's pages (made when missing).")] = "dbpedia-docs",
+                                config: RunConfigOpt = None, batch_size: int = 64,
+                                run_name: Annotated[str, typer.Option(help="Run folder under the cache (the documents' verdicts).")] = "dbpedia",
+                                data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """What the graph itself says on a real graph: the DBpedia development set's 8,893 triples as the graph,
+    profiled without labels; the rules alone, the graph's P(true) (fitted on the labels, cross-validated), and
+    on the triples with pages the documents alone, the graph alone and both together."""
+    whole, pages = bench_dbpedia_graph(Workspace(data_dir, cache_dir), RunConfig.load(config), index_name, run_name,
+                                       batch_size, HOOKS)
+    show("The DBpedia set's graph, all triples", RealGraphRow, whole)
+    show("The DBpedia set's triples with pages", RealGraphRow, pages)
 
 
 @app.command("bench-confidence", rich_help_panel=BENCH)

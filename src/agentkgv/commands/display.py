@@ -15,6 +15,7 @@ from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progre
 from rich.table import Table
 
 from agentkgv.commands.verify import EvalResult, Hooks
+from agentkgv.commands.graph import ProfileResult
 from agentkgv.core.verdict import Verdict
 from agentkgv.data.benchmark import SplitStats
 from agentkgv.eval.compare import Comparison
@@ -101,13 +102,27 @@ def show_eval(result: EvalResult) -> None:
 
 
 def show_verdicts(verdicts: list[Verdict], output: Path) -> None:
-    counts = Counter((verdict_word(v), v.finding) for v in verdicts)
+    counts = Counter((verdict_word(v), v.finding, bool(v.graph)) for v in verdicts)
     n = max(1, len(verdicts))
-    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "The documents", "Triples"],
-                [[word, finding, str(count)] for (word, finding), count in sorted(counts.items())])
+    print_table(f"{len(verdicts)} triples -> {output}", ["Verdict", "The documents (or the graph)", "Graph findings", "Triples"],
+                [[word, finding, "some" if graph else "none", str(count)]
+                 for (word, finding, graph), count in sorted(counts.items())])
     console.print(f"per triple: {sum(v.search_calls for v in verdicts) / n:.2f} searches, "
                   f"{sum(v.prompt_tokens + v.completion_tokens for v in verdicts) / n:.0f} tokens, "
                   f"{sum(v.seconds for v in verdicts) / n:.2f} s")
+
+
+def show_profile(result: ProfileResult, top: int = 15) -> None:
+    profile = result.profile
+    rows = []
+    for predicate, counts in sorted(profile.predicates.items(), key=lambda item: -item[1].triples)[:top]:
+        kind, n = max(counts.classes.items(), key=lambda item: item[1])
+        rows.append([predicate, str(counts.triples), f"{kind} ({n / counts.triples:.0%})",
+                     f"{counts.one_value_share:.0%}", str(len(counts.classes))])
+    print_table(f"{profile.triples} triples, {profile.subjects} subjects, {len(profile.predicates)} predicates -> "
+                f"{result.path}", ["Predicate", "Triples", "Mostly", "One value", "Kinds"], rows)
+    console.print(f"{result.seconds:.1f} s, peak {result.peak_gib:.2f} GiB"
+                  + (f"; shapes -> {result.shapes}" if result.shapes else ""))
 
 
 def show_sft_data(examples: list[SFTExample], stats: SFTDataStats, path: Path) -> None:

@@ -18,6 +18,8 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.sparql import GraphSelection, stream_triples
 from agentkgv.data.sparql_clients import EmbeddedStore, HttpEndpoint, SparqlClient
+from agentkgv.graph.profile import GraphProfile, build_profile, endpoint_triples, file_triples
+from agentkgv.graph.shapes import profile_shapes
 from agentkgv.eval.verdict_rdf import DEFAULT_BASE, Graphs, insert_statements, verdict_quads, write_rdf
 from agentkgv.memory import peak_memory_gib
 from agentkgv.paths import Workspace
@@ -136,3 +138,36 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
     for request in insert_statements(quads, graphs):
         client.update(request)
     return ExportReport(len(verdicts), len(quads), endpoint, graphs)
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    profile: GraphProfile
+    path: Path
+    shapes: Path | None
+    seconds: float
+    peak_gib: float
+
+
+def profile_graph(ws: Workspace, output: Path, graph: Path | None = None, source: GraphSource | None = None,
+                  shapes: Path | None = None, hooks: Hooks = SILENT) -> ProfileResult:
+    """The profile of a graph file (streamed by Oxigraph) or of a graph source (an endpoint or a store),
+    saved to `output`; with `shapes`, also written there as SHACL shapes."""
+    started = time.perf_counter()
+    if graph is not None:
+        stream, name = file_triples(graph), graph.name
+    else:
+        stream, name = endpoint_triples(client_for(ws, source, hooks), source.selection, source.page_size), source.name
+    with hooks.bar(f"profiling {name}", None) as advance:
+        done = [0]
+
+        def progress(total: int) -> None:
+            advance(total - done[0])
+            done[0] = total
+
+        profile = build_profile(stream, name, progress)
+    profile.save(output)
+    if shapes is not None:
+        shapes.parent.mkdir(parents=True, exist_ok=True)
+        shapes.write_text(profile_shapes(profile), encoding="utf-8")
+    return ProfileResult(profile, output, shapes, time.perf_counter() - started, peak_memory_gib())

@@ -13,6 +13,7 @@ from agentkgv.commands.display import HOOKS, console, print_table, show, show_gr
 from agentkgv.commands.options import (TRAIN, BackendOpt, BaseUrlOpt, CacheOpt, DataOpt, ModelOpt, ReaderOpt,
                                        RetrieverOpt, RunConfigOpt, TrainRunOpt)
 from agentkgv.config import RunConfig, RunOptions
+from agentkgv.commands.bench import train_graph_prior
 from agentkgv.paths import Workspace
 from agentkgv.train.sft_data import SFT_FILE, TURNS_TAKEN
 from agentkgv.train.teacher import TeacherConfig, TeacherSample
@@ -82,6 +83,18 @@ def train_value_kinds_command(run_name: TrainRunOpt = "value-kinds", data_dir: D
     model that calls an award given as an author false (a few minutes on the CPU)."""
     record = train_reader.train_value_kinds(Workspace(data_dir, cache_dir), run_name, HOOKS)
     console.print_json(data=record)
+
+
+@app.command("train-graph-prior", rich_help_panel=TRAIN)
+def train_graph_prior_command(output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the prior (default: the shipped one, in the package).")] = None,
+                              index_name: Annotated[str, typer.Option("--index", help="The document index of the DBpedia set's pages (made when missing).")] = "dbpedia-docs",
+                              run_name: Annotated[str, typer.Option(help="Run folder under the cache of the documents' verdicts.")] = "dbpedia",
+                              data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Fit the graph prior on the DBpedia development set: the P(true) a graph's findings, its value kinds and
+    predicates give, with the documents' outcome where pages were read (a few minutes, most of it reading the
+    pages)."""
+    prior = train_graph_prior(Workspace(data_dir, cache_dir), output, index_name, run_name, HOOKS)
+    console.print(f"graph prior fitted on {prior.fitted_on} -> {output or 'the shipped prior'}")
 
 
 @app.command("train-value-reader", rich_help_panel=TRAIN)

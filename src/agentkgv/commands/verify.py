@@ -17,6 +17,7 @@ from typing import Literal
 from agentkgv.commands.build import (BATCH_SIZE, EVAL_SPLITS, SILENT, Hooks, ensure_benchmark, index_root, load_llm,
                                      paraphrases, relation_facts, retriever_for, shared_llms, split_examples)
 from agentkgv.config import ResolvedRun, RunConfig, RunOptions, resolve
+from agentkgv.core.graph_checked import GraphChecked
 from agentkgv.core.ray_runner import RayOptions, RayVerifier
 from agentkgv.core.runner import ANOTHER_OUTPUT, check_settings, load_run, run_verifier
 from agentkgv.core.verdict import BriefTraces, Verdict, Verifier
@@ -29,6 +30,8 @@ from agentkgv.eval.confidence import REVIEW_BELOW
 from agentkgv.eval.evaluate import Entrant, evaluate, log_path, log_stem
 from agentkgv.eval.html_report import write_report
 from agentkgv.eval.report import ResultRow, save_report
+from agentkgv.graph.checker import GraphSettings, OpenGraph, open_graph
+from agentkgv.graph.profile import claim_triple
 from agentkgv.llm.embedded import adapter_fingerprint, resolve_adapter
 from agentkgv.paths import Workspace
 from agentkgv.registry import RunSpec, build_verifier
@@ -224,19 +227,33 @@ def preflight(ws: Workspace, resolved: ResolvedRun, output: Path, aliases: Path 
     return resolved
 
 
+def read_graph(items: list[LabeledTriple], settings: GraphSettings, name: str, hooks: Hooks = SILENT) -> OpenGraph:
+    """What the triples' graph says of them (graph/checker.py): the triples are the graph, profiled unless a
+    saved profile is given."""
+    with hooks.bar(f"reading the graph of {name}", None):
+        return open_graph(settings, [claim_triple(item.triple) for item in items], name)
+
+
 def verify_triples(ws: Workspace, run: ResolvedRun, items: list[LabeledTriple], name: str, output: Path,
                    batch_size: int = BATCH_SIZE, trajectories: bool = False, ray: RayOptions | None = None,
-                   hooks: Hooks = SILENT, aliases: Path | None = None) -> list[Verdict]:
+                   hooks: Hooks = SILENT, aliases: Path | None = None, graph: GraphSettings | None = None) -> list[Verdict]:
     """Verdicts for a user's triples (from a file or a graph; `name` says which), appended to `output` (a
     rerun resumes). `aliases` is an alias table file (agentkgv.data.aliases) whose names the triples'
-    entities get too. Failed triples are left out (the runner's errors file names them)."""
+    entities get too. `graph`: how the triples' graph is read beside the documents (None: it is not).
+    Failed triples are left out (the runner's errors file names them)."""
+    check_output(output)
+    opened_graph = read_graph(items, graph, name, hooks) if graph is not None else None
+    if opened_graph is not None:
+        run = run.with_pins(graph=opened_graph.pins)
     resolved, index = opened_index(ws, preflight(ws, run, output, aliases))
     if aliases is not None:
         table = read_alias_table(aliases)
         items = [replace(item, triple=with_aliases(item.triple, table)) for item in items]
     # Loaded here, as in eval, so the output's pinned settings carry the model's name with its adapter's hash.
     with open_verifier(ws, resolved, ray, hooks, index) as opened:
-        verifier = opened.verifier if trajectories else BriefTraces(opened.verifier)
+        verifier = opened.verifier if opened_graph is None else GraphChecked(
+            opened.verifier, opened_graph.checker, graph.false_below)
+        verifier = verifier if trajectories else BriefTraces(verifier)
         with hooks.bar(f"verifying {name}", len(items)) as advance:
             return run_verifier(verifier, items, output, batch_size * opened.parallel, advance,
                                 resolved.identity(opened.llm_name), ANOTHER_OUTPUT)

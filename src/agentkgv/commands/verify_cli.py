@@ -13,9 +13,9 @@ import typer
 from agentkgv.api import KGVerifier
 from agentkgv.commands.build import BATCH_SIZE, ensure_benchmark, retriever_for
 from agentkgv.commands.display import (HOOKS, console, print_table, show_benchmark_stats, show_check, show_comparison,
-                                       show_demo_differences, show_eval, show_verdicts)
+                                       show_demo_differences, show_eval, show_profile, show_verdicts)
 from agentkgv.commands.graph import EVERY_TRIPLE, GraphSource
-from agentkgv.commands.graph import graph_triples
+from agentkgv.commands.graph import graph_triples, profile_graph
 from agentkgv.commands.options import (SOME_FAILED, VERIFY, AbsenceOpt, AdapterOpt, AddressOpt, BackendOpt,
                                        BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt, EmbeddingOpt, GpusOpt, IndexOpt,
                                        JudgeOpt, MethodsHelp, ModelOpt, OnErrorMode, OnErrorOpt, PriorOpt, RayOpt,
@@ -30,6 +30,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.sparql import GraphSelection
 from agentkgv.eval.compare import compare_runs
 from agentkgv.eval.html_report import write_report
+from agentkgv.graph.checker import GraphSettings
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.user_index import open_index
 
@@ -77,6 +78,14 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
            aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
                                                            "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
+           graph: Annotated[bool, typer.Option(help="Read the triples' own graph too: its profile's findings (a value of "
+                                               "a kind its predicate rarely takes, a malformed value, a second value...) "
+                                               "and a P(true) from the graph.")] = True,
+           profile: Annotated[Optional[Path], typer.Option(help="A saved profile (`agentkgv profile`) of the graph the "
+                                                           "triples are part of, instead of the triples' own.")] = None,
+           shapes: Annotated[Optional[Path], typer.Option(help="SHACL shapes the graph should meet: each violation is "
+                                                          "evidence against its triple.")] = None,
+           graph_prior: Annotated[Optional[Path], typer.Option(help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
            base_model: BaseModelOpt = False, batch_size: int = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -106,13 +115,35 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     if not items:
         console.print(f"[yellow]warning:[/] {name} holds no triple: nothing to verify")
         return
+    if not graph and (profile or shapes or graph_prior):
+        raise typer.BadParameter("--profile, --shapes and --graph-prior read the graph: drop --no-graph", param_hint="--no-graph")
+    settings = GraphSettings(profile=profile, shapes=shapes, prior=graph_prior) if graph else None
     verdicts = verifier.verify(items, output, batch_size=batch_size, trajectories=trajectories,
-                               ray=ray_options(ray, address, workers, gpus_per_worker), aliases=aliases, name=name)
+                               ray=ray_options(ray, address, workers, gpus_per_worker), aliases=aliases, name=name,
+                               graph=settings)
     show_verdicts(verdicts, output)
     if len(verdicts) < len(items):
         console.print(f"[bold red]{len(items) - len(verdicts)} triples failed[/] (the model server gave no answer): "
                       f"listed in {errors_path(output)}; run the same command again to retry them")
         sys.exit(SOME_FAILED)
+
+
+@app.command(rich_help_panel=VERIFY)
+def profile(graph: Annotated[Optional[Path], typer.Argument(help="A graph file: .nt, .nq, .ttl, .trig or .rdf (or --sparql).")] = None,
+            output: Annotated[Path, typer.Option("--output", "-o", help="The profile's JSON.")] = Path("profile.json"),
+            shacl: Annotated[Optional[Path], typer.Option(help="Also write the profile as SHACL shapes (Turtle) here.")] = None,
+            sparql: Annotated[Optional[str], typer.Option(help="Profile the graph at this SPARQL 1.1 endpoint (its query URL).")] = None,
+            pattern: Annotated[Optional[str], typer.Option(help="With --sparql: a graph pattern binding ?s ?p ?o.")] = None,
+            page_size: Annotated[int, typer.Option(min=1, help="Triples per page read from an endpoint.")] = 10_000,
+            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
+    """Learn what a graph's predicates take, without labels: the kinds of their values, their subjects' and
+    objects' types, one value or many, numeric ranges. `verify --profile` holds a graph's triples against it."""
+    if (graph is None) == (sparql is None):
+        raise typer.BadParameter("give a graph file or --sparql URL, one of them")
+    source = GraphSource(endpoint=sparql, selection=GraphSelection(pattern=pattern or EVERY_TRIPLE),
+                         page_size=page_size) if sparql else None
+    result = profile_graph(Workspace(data_dir, cache_dir), output, graph, source, shacl, HOOKS)
+    show_profile(result)
 
 
 @app.command(rich_help_panel=VERIFY)

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from agentkgv.core.trace import Trace, Turn, Turns, trace_from_json, trace_to_json
 from agentkgv.data.records import LabeledTriple, Passage, Triple
+from agentkgv.graph.evidence import GraphFinding
 from agentkgv.retrieval.guard import Withheld
 
 
@@ -34,6 +35,9 @@ class Finding(str, Enum):
     # Not the documents' word but the relation's: a value of a kind it never takes (an award as an author), so
     # no passage can state the triple (reader_agent/value_kinds.py). The verdict's `reason` says which value.
     WRONG_KIND = "wrong kind of value"
+    # Not the documents' word but the graph's: its profile's rules or a user's shapes find the triple wrong,
+    # or the graph's P(true) is low, and no trusted passage supports it (core/graph_checked.py).
+    GRAPH_CONTRADICTED = "contradicted by the graph"
 
 
 @dataclass(slots=True)
@@ -69,6 +73,10 @@ class Verdict:
     # Retrieved passages a rule kept from deciding this verdict (retrieval/guard.py): withheld by the evidence
     # guard, or of a distrusted source (withheld, or read by the reader agent without deciding anything).
     withheld: list[Withheld] = field(default_factory=list)
+    # What the graph itself says against the triple (graph/evidence.py), where the run read the graph.
+    graph: list[GraphFinding] = field(default_factory=list)
+    # The documents' own outcome, kept where the graph's word replaced it as `outcome`.
+    documents_outcome: str | None = None
 
     @property
     def finding(self) -> str:
@@ -99,6 +107,7 @@ class Verdict:
         record["evidence"] = [EvidenceRef(**e) for e in record.get("evidence", [])]
         record["trace"] = trace_from_json(record.get("trace"))
         record["withheld"] = [Withheld(**w) for w in record.get("withheld", [])]
+        record["graph"] = [GraphFinding(**g) for g in record.get("graph", [])]
         return Verdict(**record)
 
 

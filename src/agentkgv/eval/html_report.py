@@ -78,7 +78,7 @@ def review_queue(verdicts: list[Verdict], below: float) -> list[Verdict]:
     another value: one read decides), then "not enough evidence" with P(true) nearest the middle (the prior
     says least), then the other doubtful verdicts by rising confidence; triples no text can check last."""
     def order(v: Verdict) -> tuple[int, float]:
-        if v.outcome in (Finding.CONTRADICTED.value, Finding.WRONG_KIND.value):
+        if v.outcome in (Finding.CONTRADICTED.value, Finding.WRONG_KIND.value, Finding.GRAPH_CONTRADICTED.value):
             return 0, v.confidence if v.confidence is not None else 0.0
         if v.outcome == Finding.NOT_CHECKABLE.value:
             return 3, 0.0
@@ -107,6 +107,8 @@ def _why(v: Verdict, below: float) -> str:
         return "a link or an identifier: no text can check it"
     if v.reason:
         return v.reason
+    if v.graph:
+        return "the graph: " + "; ".join(finding.reason for finding in v.graph)
     if v.undecided:
         return "not enough evidence" if v.p_true is None else f"not enough evidence (P(true) {v.p_true:.2f})"
     if v.verdict is None:

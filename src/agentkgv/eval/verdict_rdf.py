@@ -51,7 +51,7 @@ REIFIES = ox.NamedNode(RDF + "reifies")
 OUTCOMES = {True: _k("True"), False: _k("False"), "undecided": _k("NotEnoughEvidence"), None: _k("NoAnswer")}
 FINDINGS = {Finding.SUPPORTED.value: _k("Supported"), Finding.CONTRADICTED.value: _k("Contradicted"),
             Finding.NOT_ENOUGH_EVIDENCE.value: _k("NotEnoughEvidence"), Finding.NOT_CHECKABLE.value: _k("NotCheckable"),
-            Finding.WRONG_KIND.value: _k("WrongKindOfValue")}
+            Finding.WRONG_KIND.value: _k("WrongKindOfValue"), Finding.GRAPH_CONTRADICTED.value: _k("ContradictedByGraph")}
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,16 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
             yield ox.Quad(node, _k("statedInstead"), ox.Literal(verdict.stated_instead), g)
         if verdict.reason:
             yield ox.Quad(node, _k("reason"), ox.Literal(verdict.reason), g)
+        if verdict.documents_outcome in FINDINGS:
+            yield ox.Quad(node, _k("documentsFinding"), FINDINGS[verdict.documents_outcome], g)
+        for number, finding in enumerate(verdict.graph):
+            evidence = ox.NamedNode(f"{node.value}:graph:{number}")
+            yield from (ox.Quad(node, _k("graphFinding"), evidence, g),
+                        ox.Quad(evidence, _k("rule"), ox.Literal(finding.rule), g),
+                        ox.Quad(evidence, _k("reason"), ox.Literal(finding.reason), g),
+                        ox.Quad(evidence, _k("observed"), ox.Literal(str(finding.observed), datatype=ox.NamedNode(XSD + "integer")), g),
+                        ox.Quad(evidence, _k("outOf"), ox.Literal(str(finding.out_of), datatype=ox.NamedNode(XSD + "integer")), g),
+                        ox.Quad(evidence, _k("strong"), ox.Literal("true" if finding.strong else "false", datatype=ox.NamedNode(XSD + "boolean")), g))
         for name, value in (("confidence", verdict.confidence), ("probabilityTrue", verdict.p_true)):
             if value is not None:
                 yield ox.Quad(node, _k(name), ox.Literal(f"{value:.4f}", datatype=ox.NamedNode(XSD + "decimal")), g)

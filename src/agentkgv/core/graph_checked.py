@@ -1,0 +1,48 @@
+"""A verifier whose verdicts hear the graph too (graph/checker.py): after the documents are read, each triple's
+graph findings join its verdict, and its P(true) is the one the graph and the documents give together.
+
+The graph contradicts a triple that a strong finding is against, or whose P(true) falls below
+`GRAPH_FALSE_BELOW`, unless a trusted passage supports it: the documents' word on what they state comes first.
+The verdict is then false, its outcome "contradicted by the graph", its reason the finding's (or, for a low
+P(true), what lowered it most), and the documents' own outcome kept beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from agentkgv.core.verdict import Finding, Verdict, Verifier
+from agentkgv.data.records import LabeledTriple
+from agentkgv.graph.checker import GraphChecker
+from agentkgv.graph.prior import DocumentSide
+from agentkgv.graph.profile import claim_triple
+
+GRAPH_FALSE_BELOW = 0.3
+
+
+def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_FALSE_BELOW) -> Verdict:
+    """The verdict with what the graph says of its triple."""
+    triple = claim_triple(verdict.triple)
+    findings = checker.findings(triple)
+    documents = DocumentSide(verdict.outcome, verdict.p_true) if verdict.outcome is not None else None
+    p = checker.p_true(triple, findings, documents)
+    composed = replace(verdict, graph=findings, p_true=p,
+                       confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
+    if verdict.outcome == Finding.SUPPORTED.value:
+        return composed
+    strong = [finding for finding in findings if finding.strong]
+    if not strong and p >= false_below:
+        return composed
+    reason = strong[0].reason if strong else f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, documents)}"
+    return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
+                   documents_outcome=verdict.outcome, reason=reason)
+
+
+class GraphChecked:
+    """`verifier`'s verdicts, each composed with the graph's word (`compose`)."""
+
+    def __init__(self, verifier: Verifier, checker: GraphChecker, false_below: float = GRAPH_FALSE_BELOW):
+        self.verifier, self.checker, self.false_below, self.name = verifier, checker, false_below, verifier.name
+
+    def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
+        return [compose(verdict, self.checker, self.false_below) for verdict in self.verifier.verify(items)]

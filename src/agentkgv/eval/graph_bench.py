@@ -1,0 +1,92 @@
+"""The graph's word on a labelled graph (the DBpedia development set): its rules alone, learned without labels;
+the P(true) the graph gives, fitted on labels by cross-validation so that no triple is scored by a model that
+saw its label; and the graph with the documents, beside the documents alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, compose
+from agentkgv.core.verdict import Finding, Verdict
+from agentkgv.data.records import LabeledTriple
+from agentkgv.graph.checker import GraphChecker
+from agentkgv.graph.prior import DocumentSide, GraphPrior, fit_prior
+from agentkgv.graph.profile import GraphTriple, build_profile, claim_triple
+
+FOLDS = 5
+
+
+@dataclass
+class LabelledGraph:
+    """A labelled graph read for the graph's word: its triples, as stated, and a checker over its own profile
+    (learned without labels) whose prior is a placeholder until fitted."""
+
+    items: list[LabeledTriple]
+    triples: list[GraphTriple]
+    checker: GraphChecker
+
+    @staticmethod
+    def of(items: Sequence[LabeledTriple], name: str) -> LabelledGraph:
+        triples = [claim_triple(item.triple) for item in items]
+        profile = build_profile(lambda: triples, name)
+        return LabelledGraph(list(items), triples, GraphChecker(profile, triples, GraphPrior(weights={}, intercept=0.0,
+                                                                                             fitted_on="nothing")))
+
+    def rows(self, documents: dict[str, Verdict]) -> np.ndarray:
+        return np.array([self.checker.row(triple, _side(documents.get(item.id)))
+                         for item, triple in zip(self.items, self.triples)])
+
+    def labels(self) -> np.ndarray:
+        return np.array([bool(item.label) for item in self.items])
+
+    def fit(self, documents: dict[str, Verdict]) -> GraphPrior:
+        return fit_prior(self.rows(documents), self.labels(), f"{len(self.items)} labelled triples, "
+                                                              f"{len(documents)} with documents")
+
+
+def _side(verdict: Verdict | None) -> DocumentSide | None:
+    return DocumentSide(verdict.outcome, verdict.p_true) if verdict is not None and verdict.outcome is not None else None
+
+
+def _undecided(item: LabeledTriple) -> Verdict:
+    """A triple no documents were read for: no verdict yet, for the graph to decide."""
+    return Verdict(item.id, item.triple, None, "graph", gold=item.label, undecided=True)
+
+
+def rules_only(graph: LabelledGraph) -> list[Verdict]:
+    """The rules' strong findings alone, no labels: false where one holds, else undecided."""
+    verdicts = []
+    for item, triple in zip(graph.items, graph.triples):
+        findings = graph.checker.findings(triple)
+        strong = [finding for finding in findings if finding.strong]
+        verdict = replace(_undecided(item), graph=findings)
+        if strong:
+            verdict = replace(verdict, verdict=False, undecided=False, outcome=Finding.GRAPH_CONTRADICTED.value,
+                              reason=strong[0].reason)
+        verdicts.append(verdict)
+    return verdicts
+
+
+def cross_validated(graph: LabelledGraph, documents: dict[str, Verdict], false_below: float = GRAPH_FALSE_BELOW,
+                    reviews: bool = False, folds: int = FOLDS, seed: int = 0) -> list[Verdict]:
+    """Every triple's verdict composed with the graph's word (core/graph_checked.py), the prior fitted on the
+    other folds' labels (stratified folds, fixed seed); a triple with documents starts from their verdict.
+    `reviews`: the other folds' labels also refit the per-predicate offsets, as `learn` does from reviews."""
+    from sklearn.model_selection import StratifiedKFold
+
+    rows, labels = graph.rows(documents), graph.labels()
+    verdicts: list[Verdict | None] = [None] * len(graph.items)
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(rows, labels):
+        prior = fit_prior(rows[train], labels[train], "fold")
+        if reviews:
+            prior = prior.refit_offsets(rows[train], [graph.triples[k].predicate for k in train], labels[train])
+        checker = graph.checker.with_prior(prior)
+        for k in test:
+            item = graph.items[k]
+            start = documents.get(item.id) or _undecided(item)
+            verdicts[k] = compose(replace(start, gold=item.label), checker, false_below)
+    return verdicts

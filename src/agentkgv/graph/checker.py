@@ -1,0 +1,98 @@
+"""What the graph says of each of its triples: the findings of the profile's rules and of a user's shapes, and
+the P(true) they give, alone or with the documents' word (graph/prior.py)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentkgv.graph.evidence import DEFAULT_RULES, GraphEvidence, GraphFinding, GraphRule
+from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features
+from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, fingerprint_json
+from agentkgv.graph.shapes import shape_findings
+
+
+class GraphChecker:
+    """`profile`: the graph's (or a larger graph's, the triples being a sample of it); `triples`: the graph
+    as stated; `shapes`: findings of a SHACL validation, by triple (graph/shapes.py)."""
+
+    def __init__(self, profile: GraphProfile, triples: Sequence[GraphTriple], prior: GraphPrior,
+                 shapes: Mapping[GraphTriple, list[GraphFinding]] | None = None,
+                 rules: Sequence[GraphRule] = DEFAULT_RULES):
+        self.profile, self.prior, self.shapes = profile, prior, dict(shapes or {})
+        self.evidence = GraphEvidence(profile, triples, rules)
+        flagged: Counter[str] = Counter()
+        for triple in triples:
+            if self.findings(triple):
+                flagged[triple.predicate] += 1
+        self.stats = PredicateStats(profile, dict(flagged))
+
+    def with_prior(self, prior: GraphPrior) -> GraphChecker:
+        """The same reading of the same graph, with another prior."""
+        checker = copy.copy(self)
+        checker.prior = prior
+        return checker
+
+    def findings(self, triple: GraphTriple) -> list[GraphFinding]:
+        return self.evidence.findings(triple) + self.shapes.get(triple, [])
+
+    def p_true(self, triple: GraphTriple, findings: Sequence[GraphFinding], documents: DocumentSide | None) -> float:
+        row = features(triple, self.profile.value_class(triple.object), findings, self.stats, documents)
+        return self.prior.p_true(row, triple.predicate)
+
+    def lowered_by(self, triple: GraphTriple, findings: Sequence[GraphFinding], documents: DocumentSide | None) -> str:
+        """In words, what lowers the triple's P(true) most."""
+        row = features(triple, self.profile.value_class(triple.object), findings, self.stats, documents)
+        name = self.prior.lowest(row, triple.predicate)
+        if name.startswith("value: "):
+            return f"its value is {name.removeprefix('value: ')}, a kind of value often wrong in such graphs"
+        if name.startswith("predicate: "):
+            return f"its predicate ({name.removeprefix('predicate: ')}) is one whose triples are often wrong"
+        if name.startswith("documents"):
+            return "the documents do not state it"
+        return name
+
+    def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
+        """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""
+        return features(triple, self.profile.value_class(triple.object), self.findings(triple), self.stats, documents)
+
+
+class GraphSettings(BaseModel):
+    """How a run reads the graph: a saved profile (of a larger graph the triples are a sample of; else the
+    triples' own), a user's SHACL shapes, a refitted prior (else the shipped one), and the P(true) under which
+    the graph contradicts a triple no trusted passage supports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: Path | None = None
+    shapes: Path | None = None
+    prior: Path | None = None
+    false_below: float = Field(0.3, ge=0.0, le=1.0)
+
+
+@dataclass(frozen=True)
+class OpenGraph:
+    checker: GraphChecker
+    pins: dict[str, str]  # what a run log pins of it: a resume over another graph reading is refused
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def open_graph(settings: GraphSettings, triples: Sequence[GraphTriple], name: str) -> OpenGraph:
+    """The graph reading `settings` asks for over `triples` (the graph as stated)."""
+    profile = GraphProfile.load(settings.profile) if settings.profile else build_profile(lambda: triples, name)
+    shapes = shape_findings(triples, settings.shapes) if settings.shapes else None
+    prior = GraphPrior.load(settings.prior)
+    pins = {"profile": fingerprint_json(profile), "false_below": f"{settings.false_below:g}",
+            "prior": hashlib.sha256(prior.model_dump_json().encode()).hexdigest()[:16]}
+    if settings.shapes:
+        pins["shapes"] = _digest(settings.shapes)
+    return OpenGraph(GraphChecker(profile, triples, prior, shapes), pins)

@@ -1,0 +1,172 @@
+"""One calibrated P(true) from what the graph says and what the documents say.
+
+A logistic model reads a triple's graph features (the family of its value, each rule's finding, how varied
+and how often flagged its predicate is in the profile) beside the documents' outcome and P(true), where
+documents were read. A triple nothing decides gets its P(true) from the graph, never a constant. On top, a
+per-predicate offset learned from a user's reviews (`learn`): each predicate's reviewed share of true
+triples, shrunk toward what the model expects of them, so that a predicate with few reviews moves little.
+
+The shipped model (`prior.json`) is fitted on the DBpedia development set (`agentkgv train-graph-prior`),
+whose labels are of a real, automatically built graph; a user's reviews refit its offsets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from agentkgv.data.errors import DataError
+from agentkgv.graph.evidence import DEFAULT_RULES, SHAPE_RULE, GraphFinding
+from agentkgv.graph.profile import GraphProfile, GraphTriple
+from agentkgv.graph.values import MALFORMED, family
+
+SHIPPED = "prior.json"
+# How many reviews of a predicate weigh as much as the model's expectation of it.
+SHRINKAGE = 10.0
+_FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page", "an auxiliary node", "a blank node",
+             "a name", "a number", "a quantity with a unit", "a year", "a date", "a year and month", "a month and day",
+             "a range of years", "a URL", "a malformed value")
+_OUTCOMES = ("supported", "contradicted", "not enough evidence", "wrong kind of value")
+
+
+def _value_family(kind: str) -> str:
+    if kind in MALFORMED:
+        return "a malformed value"
+    if kind.startswith("an IRI of "):
+        return "an IRI of another site" if kind == "an IRI of another site" else "an IRI of the graph"
+    if kind.endswith(" page"):
+        return "a namespaced page"
+    return family(kind) if family(kind) in _FAMILIES else "other"
+
+
+def feature_names() -> list[str]:
+    rules = [rule.name for rule in DEFAULT_RULES] + [SHAPE_RULE]
+    return ([f"value: {name}" for name in (*_FAMILIES, "other")]
+            + [f"{rule} ({'strong' if strong else 'weak'})" for rule in rules for strong in (True, False)]
+            + ["predicate: log triples", "predicate: kinds of value", "predicate: share flagged",
+               "predicate: one value per subject", "documents read", "documents: log-odds"]
+            + [f"documents: {outcome}" for outcome in _OUTCOMES])
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSide:
+    """What the documents said of a triple: its outcome and P(true); None where no documents were read."""
+
+    outcome: str | None
+    p_true: float | None
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return math.log(p / (1 - p))
+
+
+class PredicateStats:
+    """A predicate's features from the profile, with the share of its triples the graph's rules flag."""
+
+    def __init__(self, profile: GraphProfile, flagged: dict[str, int]):
+        self.profile, self.flagged = profile, flagged
+
+    def features(self, predicate: str) -> tuple[float, float, float, float]:
+        counts = self.profile.predicates.get(predicate)
+        if counts is None or not counts.triples:
+            return 0.0, 0.0, 0.0, 0.0
+        total = counts.triples
+        entropy = -sum(n / total * math.log(n / total) for n in counts.classes.values() if n)
+        return math.log1p(total) / 10, entropy, self.flagged.get(predicate, 0) / total, counts.one_value_share
+
+
+def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFinding], stats: PredicateStats,
+             documents: DocumentSide | None) -> list[float]:
+    names = feature_names()
+    row = dict.fromkeys(names, 0.0)
+    row[f"value: {_value_family(value_kind)}"] = 1.0
+    for finding in findings:
+        row[f"{finding.rule} ({'strong' if finding.strong else 'weak'})"] = 1.0
+    (row["predicate: log triples"], row["predicate: kinds of value"], row["predicate: share flagged"],
+     row["predicate: one value per subject"]) = stats.features(triple.predicate)
+    if documents is not None:
+        row["documents read"] = 1.0
+        row["documents: log-odds"] = _logit(documents.p_true if documents.p_true is not None else 0.5)
+        if documents.outcome in _OUTCOMES:
+            row[f"documents: {documents.outcome}"] = 1.0
+    return [row[name] for name in names]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GraphPrior(Strict):
+    """The fitted model: a weight per feature (by name), an intercept, and per-predicate offsets from
+    reviews."""
+
+    weights: dict[str, float]
+    intercept: float
+    offsets: dict[str, float] = {}
+    fitted_on: str
+
+    def log_odds(self, row: Sequence[float], predicate: str) -> float:
+        return (self.intercept + self.offsets.get(predicate, 0.0)
+                + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row)))
+
+    def lowest(self, row: Sequence[float], predicate: str) -> str:
+        """What lowers a triple's log-odds most: a feature's name, or its predicate's reviews."""
+        parts = [(self.weights.get(name, 0.0) * value, name) for name, value in zip(feature_names(), row)]
+        parts.append((self.offsets.get(predicate, 0.0), "its predicate's reviews"))
+        return min(parts)[1]
+
+    def p_true(self, row: Sequence[float], predicate: str) -> float:
+        return 1 / (1 + math.exp(-self.log_odds(row, predicate)))
+
+    def refit_offsets(self, rows: Sequence[Sequence[float]], predicates: Sequence[str], labels: Sequence[bool],
+                      strength: float = SHRINKAGE) -> GraphPrior:
+        """Offsets from reviews: each predicate's true share among its reviewed triples, shrunk toward the
+        model's own mean for them by `strength` reviews' weight, as a shift of log-odds."""
+        groups: dict[str, list[tuple[float, bool]]] = {}
+        base = self.model_copy(update={"offsets": {}})
+        for row, predicate, label in zip(rows, predicates, labels):
+            groups.setdefault(predicate, []).append((base.p_true(row, predicate), label))
+        offsets = dict(self.offsets)
+        for predicate, pairs in groups.items():
+            expected = sum(p for p, _ in pairs) / len(pairs)
+            true = sum(label for _, label in pairs)
+            shrunk = (true + strength * expected) / (len(pairs) + strength)
+            offsets[predicate] = _logit(shrunk) - _logit(expected)
+        return self.model_copy(update={"offsets": offsets})
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.model_dump_json(indent=1), encoding="utf-8")
+        return path
+
+    @staticmethod
+    def load(path: Path | None = None) -> GraphPrior:
+        """A saved model, or the shipped one."""
+        try:
+            text = (Path(path).read_text(encoding="utf-8") if path is not None
+                    else resources.files("agentkgv.graph").joinpath(SHIPPED).read_text(encoding="utf-8"))
+            return GraphPrior.model_validate_json(text)
+        except FileNotFoundError:
+            raise DataError(path or SHIPPED, "no graph prior here") from None
+        except ValueError as error:
+            raise DataError(path or SHIPPED, f"not a graph prior: {str(error).splitlines()[0]}") from None
+
+
+def shipped_prior_path() -> Path:
+    """Where the shipped prior lives in the package (written by `train-graph-prior`)."""
+    return Path(__file__).with_name(SHIPPED)
+
+
+def fit_prior(rows: Sequence[Sequence[float]], labels: Sequence[bool], fitted_on: str, c: float = 1.0) -> GraphPrior:
+    """A logistic model of the labels from the feature rows (scikit-learn, L2 with `c`)."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=c, max_iter=2000).fit(list(rows), [bool(label) for label in labels])
+    return GraphPrior(weights={name: float(w) for name, w in zip(feature_names(), model.coef_[0])},
+                      intercept=float(model.intercept_[0]), fitted_on=fitted_on)

@@ -1,0 +1,134 @@
+"""SHACL: a user's shapes held against the graph, each violation evidence against the triple it names; and a
+graph's profile written as shapes a user can read, edit and pass back.
+
+The validation is pySHACL's (`pyshacl.validate`). A violation names a focus node, a path and (for most
+constraints) a value: it is held against every triple of that subject, predicate and value, or, where the
+violation has no value (a `sh:maxCount`), every triple of that subject and predicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentkgv.data.errors import DataError
+from agentkgv.graph.evidence import SHAPE_RULE, GraphFinding
+from agentkgv.graph.profile import GraphProfile, GraphTriple
+from agentkgv.graph.values import Term, local_part
+
+KGV_SHAPES = "https://w3id.org/agentkgv/shapes#"
+# A profile's predicate becomes a constraint only where nearly all its values already meet it.
+CONFORMING = 0.95
+
+
+def _n_triples(term: Term) -> str:
+    import pyoxigraph as ox
+
+    if term.kind == "iri":
+        return str(ox.NamedNode(term.value))
+    if term.kind == "bnode":
+        return str(ox.BlankNode(term.value))
+    return str(ox.Literal(term.value, datatype=ox.NamedNode(term.datatype)) if term.datatype else ox.Literal(term.value))
+
+
+def as_rdflib(triples: Sequence[GraphTriple]):
+    """The triples as an rdflib graph, which pySHACL validates."""
+    from rdflib import Graph
+
+    graph = Graph()
+    lines = "\n".join(f"{_n_triples(t.subject)} <{t.predicate}> {_n_triples(t.object)} ." for t in triples)
+    graph.parse(data=lines, format="nt")
+    return graph
+
+
+def _term(node: object) -> Term:
+    from rdflib import BNode, Literal, URIRef
+
+    if isinstance(node, URIRef):
+        return Term("iri", str(node))
+    if isinstance(node, BNode):
+        return Term("bnode", str(node))
+    if isinstance(node, Literal):
+        datatype = str(node.datatype) if node.datatype is not None else None
+        return Term("literal", str(node), None if datatype and datatype.endswith(("#string", "#langString")) else datatype)
+    raise TypeError(node)
+
+
+def shape_findings(triples: Sequence[GraphTriple], shapes: Path) -> dict[GraphTriple, list[GraphFinding]]:
+    """Each triple a violation of `shapes` (a SHACL file, Turtle or any format rdflib reads) names, with the
+    violation's message and shape as the reason."""
+    import pyshacl
+    from rdflib import Graph, Namespace
+    from rdflib.namespace import RDF
+
+    sh = Namespace("http://www.w3.org/ns/shacl#")
+    if not shapes.is_file():
+        raise DataError(shapes, "no shapes file here (--shapes)")
+    try:
+        shapes_graph = Graph().parse(shapes)
+    except Exception as error:  # rdflib raises many kinds for a malformed file
+        raise DataError(shapes, f"not a shapes graph rdflib reads: {error}") from None
+    _, report, _ = pyshacl.validate(as_rdflib(triples), shacl_graph=shapes_graph, inference="none", allow_warnings=True)
+    by_key: dict[tuple, list[GraphTriple]] = {}
+    for triple in triples:
+        by_key.setdefault((triple.subject, triple.predicate), []).append(triple)
+    found: dict[GraphTriple, list[GraphFinding]] = {}
+    for result in report.subjects(RDF.type, sh.ValidationResult):
+        focus, path = report.value(result, sh.focusNode), report.value(result, sh.resultPath)
+        if focus is None or path is None:
+            continue
+        value = report.value(result, sh.value)
+        message = report.value(result, sh.resultMessage)
+        shape = report.value(result, sh.sourceShape)
+        named = [t for t in by_key.get((_term(focus), str(path)), []) if value is None or t.object == _term(value)]
+        reason = f"{message or 'violates a shape'} (shape {shape})"
+        for triple in named:
+            found.setdefault(triple, []).append(GraphFinding(SHAPE_RULE, reason, 0, len(named), strong=True))
+    return found
+
+
+def profile_shapes(profile: GraphProfile, conforming: float = CONFORMING) -> str:
+    """The profile as SHACL shapes (Turtle): for each predicate the graph holds enough triples of, a node
+    shape over its subjects with the constraints nearly all its values meet (node kind, datatype, one value,
+    numeric range), each annotated with the share that conforms."""
+    from rdflib import BNode, Graph, Literal, Namespace, URIRef
+    from rdflib.namespace import RDF, RDFS, XSD
+
+    sh = Namespace("http://www.w3.org/ns/shacl#")
+    graph = Graph()
+    graph.bind("sh", sh)
+    graph.bind("kgvs", KGV_SHAPES)
+    for predicate, counts in profile.predicates.items():
+        if counts.triples < 20:
+            continue
+        # Named by the predicate, so that a user's edits and a regenerated profile line up.
+        name = re.sub(r"\W+", "_", local_part(predicate)) + "-" + hashlib.sha1(predicate.encode()).hexdigest()[:6]
+        node, prop = URIRef(f"{KGV_SHAPES}{name}"), BNode()
+        graph.add((node, RDF.type, sh.NodeShape))
+        graph.add((node, sh.targetSubjectsOf, URIRef(predicate)))
+        graph.add((node, sh.property, prop))
+        graph.add((prop, sh.path, URIRef(predicate)))
+        iris = sum(n for kind, n in counts.classes.items() if kind.startswith("an IRI") or kind.endswith((" page", " node")))
+        notes = [f"{counts.triples} triples, {counts.subjects} subjects"]
+        if iris >= conforming * counts.triples:
+            graph.add((prop, sh.nodeKind, sh.IRI))
+            notes.append(f"{iris} IRIs")
+        elif counts.classes.get("a blank node", 0) + iris == 0:
+            graph.add((prop, sh.nodeKind, sh.Literal))
+            notes.append("all literals")
+        if counts.datatypes:
+            datatype, n = max(counts.datatypes.items(), key=lambda item: item[1])
+            if n >= conforming * counts.triples:
+                graph.add((prop, sh.datatype, URIRef(datatype)))
+                notes.append(f"{n} of datatype {datatype}")
+        if counts.one_value_share >= conforming:
+            graph.add((prop, sh.maxCount, Literal(1)))
+            notes.append(f"{counts.one_value_subjects} of {counts.subjects} subjects with one value")
+        if counts.numbers is not None and counts.numbers.count >= conforming * counts.triples and counts.datatypes:
+            graph.add((prop, sh.minInclusive, Literal(counts.numbers.minimum, datatype=XSD.double)))
+            graph.add((prop, sh.maxInclusive, Literal(counts.numbers.maximum, datatype=XSD.double)))
+        graph.add((prop, RDFS.comment, Literal("; ".join(notes))))
+    return graph.serialize(format="turtle")
+

@@ -1,0 +1,174 @@
+"""What kind of value an RDF term is, read from the term alone: the lexical classes a graph's profile counts
+per predicate (graph/profile.py), and the malformed values no predicate should take.
+
+A class is a short phrase a reason can quote ("an image size", "a cut-off IRI"). IRIs are classed by their
+form: an entity IRI (named by its host, so that a predicate's links into the graph and its links to web
+pages count apart), a category, an auxiliary node, or a cut-off IRI. Literals by their datatype where it
+says more than a string, else by the shape of their text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+TermKind = Literal["iri", "literal", "bnode"]
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+_NUMERIC = {f"{XSD}{name}" for name in ("integer", "decimal", "double", "float", "int", "long", "short",
+                                            "nonNegativeInteger", "positiveInteger", "negativeInteger",
+                                            "nonPositiveInteger", "unsignedInt", "unsignedLong", "byte")}
+_DATATYPE_CLASS = {f"{XSD}date": "a date", f"{XSD}dateTime": "a date", f"{XSD}gYear": "a year",
+                   f"{XSD}gYearMonth": "a year and month", f"{XSD}gMonthDay": "a month and day",
+                   f"{XSD}boolean": "a yes or no", f"{XSD}anyURI": "a URL"}
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One RDF term as a graph states it: its kind, its text (an IRI, a literal's lexical form, a blank node's
+    label) and a literal's datatype IRI."""
+
+    kind: TermKind
+    value: str
+    datatype: str | None = None
+
+    @property
+    def host(self) -> str:
+        """An IRI's scheme and host (`http://dbpedia.org`); empty for any other term."""
+        if self.kind != "iri":
+            return ""
+        parts = urlsplit(self.value)
+        return f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme
+
+
+# Classes a value of any predicate is wrong to have: leftovers of extraction, not values.
+CUT_OFF_IRI = "a cut-off IRI"
+PLACEHOLDER = "a placeholder"
+MARKUP = "wiki markup"
+YEARS_RUN_TOGETHER = "two years run together"
+MALFORMED = frozenset({CUT_OFF_IRI, PLACEHOLDER, MARKUP, YEARS_RUN_TOGETHER})
+
+_SCHEMES = ("http", "https", "urn", "mailto", "ftp", "file", "tag", "geo", "doi", "info", "isbn")
+_CUT_OFF = re.compile(r"^(?:h?t?t?p?s?:?/{1,2}|www\.)\S*\.\w{2,}/|^[a-z]{1,4}:/{1,2}\S+$", re.IGNORECASE)
+_PLACEHOLDERS = frozenset({"", "*", "**", "?", "??", "-", "--", "—", "–", "n/a", "na", "none", "null", "nil",
+                           "unknown", "_unknown", "tba", "tbd", "tbc", "auto", "todo", "xxx", "..."})
+_MARKUP = re.compile(r"\[\[|\]\]|\{\{|\}\}|<ref|</?\w+[ >/]|\|")
+_YEAR = re.compile(r"^(?:1[0-9]|20)\d\d$")
+_YEARS_RUN_TOGETHER = re.compile(r"^(?:1[5-9]|20)\d\d(?:1[5-9]|20)\d\d$")
+_YEAR_RANGE = re.compile(r"^(?:1[0-9]|20)\d\d\s*[-–—/]\s*(?:(?:1[0-9]|20)?\d\d|present)$", re.IGNORECASE)
+_ISO_DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?$")
+_YEAR_MONTH = re.compile(r"^\d{4}-\d{2}$")
+_MONTH_DAY = re.compile(r"^--\d{2}-\d{2}$")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_WORDED_DATE = re.compile(rf"^(?:\d{{1,2}}\s+(?:{_MONTHS})\.?,?\s+\d{{3,4}}|(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+\d{{3,4}}"
+                          rf"|(?:{_MONTHS})\.?\s+\d{{4}})$", re.IGNORECASE)
+_NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
+_IMAGE_SIZE = re.compile(r"^(?:\d+\s*x\s*)?\d+\s*px$|^x\d+px$", re.IGNORECASE)
+# A number and a unit or two: units are lower case or short capitals (`1.76 m`, `3 km²`, `5 MW`), so that a
+# name that starts with a number (`3 Doors Down`) is a name.
+_QUANTITY = re.compile(r"^(?:[$€£¥]\s?)?[-+−]?[\d,.]*\d(?:\.\d+)?\s*(?:(?:[a-z%°€$£²³/.][a-z%°²³/.]{0,11}|[A-Z]{1,3}[a-z]?)\.?\s*){1,2}$")
+_COLOUR = re.compile(r"^#?(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
+_URL = re.compile(r"^(?:https?|ftp)://\S+$", re.IGNORECASE)
+_CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,11}$")
+_AUXILIARY = re.compile(r"__\d+$")
+# MediaWiki's namespaces, whose pages are not the things a graph's entities are (`Category:Road_tunnels`).
+_NAMESPACED = re.compile(r"^(Category|File|Image|Template|Portal|Special|Wikipedia|Help|Talk|User|Module|Draft):\S")
+
+
+def local_part(iri: str) -> str:
+    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
+
+
+def iri_class(iri: str) -> str:
+    """An IRI's class: cut off, auxiliary (DBpedia's `Person__3` nodes), a namespaced page (`Category:…`),
+    else an entity of its host."""
+    scheme = iri.split(":", 1)[0].lower() if ":" in iri else ""
+    if scheme not in _SCHEMES or (scheme in ("http", "https") and not urlsplit(iri).netloc):
+        return CUT_OFF_IRI
+    local = local_part(iri)
+    if _AUXILIARY.search(local):
+        return "an auxiliary node"
+    namespaced = _NAMESPACED.match(local)
+    if namespaced:
+        return f"a {namespaced.group(1)} page"
+    return f"an IRI of {Term('iri', iri).host}"
+
+
+def text_class(text: str) -> str:
+    """A literal's class from its text alone."""
+    value = " ".join(text.split())
+    lowered = value.lower()
+    if lowered in _PLACEHOLDERS:
+        return PLACEHOLDER
+    if _MARKUP.search(value):
+        return MARKUP
+    if _URL.match(value):
+        return "a URL"
+    if _CUT_OFF.match(value) and " " not in value:
+        return CUT_OFF_IRI
+    if _YEARS_RUN_TOGETHER.match(value):
+        return YEARS_RUN_TOGETHER
+    if _YEAR.match(value):
+        return "a year"
+    if _YEAR_RANGE.match(value):
+        return "a range of years"
+    if _ISO_DATE.match(value) or _WORDED_DATE.match(value):
+        return "a date"
+    if _YEAR_MONTH.match(value):
+        return "a year and month"
+    if _MONTH_DAY.match(value):
+        return "a month and day"
+    if _NUMBER.match(value.replace(" ", "")):
+        return "a number"
+    if _IMAGE_SIZE.match(value):
+        return "an image size"
+    if _COLOUR.match(value) and any(c.isdigit() for c in value) or re.fullmatch(r"[a-fA-F]{6}", value):
+        return "a colour code"
+    if _QUANTITY.match(value) and any(c.isdigit() for c in value):
+        return "a quantity with a unit"
+    words = value.split()
+    if len(words) == 1 and _CODE.match(value) and (len(value) <= 3 or not value[1:].islower()):
+        return "a code"
+    if len(words) <= 6 and len(value) <= 60 and any(c.isupper() for c in value[:1]):
+        return "a list of names" if value.count(",") >= 2 or ";" in value else "a name"
+    return "a text"
+
+
+# Classes of one family: a predicate of names takes codes (call signs), titles and lists of names as well.
+_FAMILIES = {"a code": "a name", "a text": "a name", "a list of names": "a name"}
+
+
+def family(kind: str) -> str:
+    """The family of a value class, the level at which a class counts as rare for a predicate."""
+    return _FAMILIES.get(kind, kind)
+
+
+def value_class(term: Term) -> str:
+    """The class of an object (or subject) term."""
+    if term.kind == "bnode":
+        return "a blank node"
+    if term.kind == "iri":
+        return iri_class(term.value)
+    if term.datatype in _NUMERIC:
+        return "a number"
+    if term.datatype in _DATATYPE_CLASS:
+        return _DATATYPE_CLASS[term.datatype]
+    return text_class(term.value)
+
+
+def number(term: Term) -> float | None:
+    """A literal's numeric value, where it is a plain number."""
+    if term.kind != "literal":
+        return None
+    text = term.value.strip().replace(",", "").replace("−", "-")
+    if not _NUMBER.match(text):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
