@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).parents[1] / "src" / "agentkgv"
 # Bottom to top; a module's layer is named by its first path part (a top-level module's stem), or "cli".
-LAYERS = [{"paths", "cpu", "memory", "encoders", "configs", "data"}, {"retrieval", "llm"}, {"core"},
+LAYERS = [{"paths", "cpu", "memory", "encoders", "configs", "data"}, {"retrieval", "llm", "graph"}, {"core"},
           {"reader_agent", "llm_agent", "baselines"}, {"config", "registry"}, {"eval"}, {"train"}, {"commands"},
           {"api", "__init__"}, {"cli", "__main__"}]
 CLI = {"app", "options", "display"}

@@ -127,7 +127,7 @@ class RareType:
             if not types or typed < MIN_SUPPORT:
                 continue
             best = max(seen.get(kind, 0) for kind in types)
-            if best <= self.rare * typed:
+            if best <= max(1.0, self.rare * typed):  # a type only this triple gives it, or nearly
                 usual = max(seen.items(), key=lambda item: item[1])[0] if seen else "none"
                 return GraphFinding(self.name, f"its {end} is {', '.join(_short(t) for t in types)}, which this "
                                                f"predicate joins in {best} of {typed} typed {end}s; mostly "

@@ -83,7 +83,9 @@ def shape_findings(triples: Sequence[GraphTriple], shapes: Path) -> dict[GraphTr
         message = report.value(result, sh.resultMessage)
         shape = report.value(result, sh.sourceShape)
         named = [t for t in by_key.get((_term(focus), str(path)), []) if value is None or t.object == _term(value)]
-        reason = f"{message or 'violates a shape'} (shape {shape})"
+        # A property shape is mostly a blank node: cite the node shape that holds it.
+        named_shape = shapes_graph.value(predicate=sh.property, object=shape) or shape
+        reason = f"{message or 'violates a shape'} (shape {named_shape})"
         for triple in named:
             found.setdefault(triple, []).append(GraphFinding(SHAPE_RULE, reason, 0, len(named), strong=True))
     return found

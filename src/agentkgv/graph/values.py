@@ -133,7 +133,9 @@ def text_class(text: str) -> str:
     words = value.split()
     if len(words) == 1 and _CODE.match(value) and (len(value) <= 3 or not value[1:].islower()):
         return "a code"
-    if len(words) <= 6 and len(value) <= 60 and any(c.isupper() for c in value[:1]):
+    # A name starts with a capital, or with a number before capitalised words (`3 Doors Down`).
+    if len(words) <= 6 and len(value) <= 60 and (value[:1].isupper() or value[:1].isdigit() and
+                                                  any(word[:1].isupper() for word in words[1:])):
         return "a list of names" if value.count(",") >= 2 or ";" in value else "a name"
     return "a text"
 

@@ -1,0 +1,168 @@
+"""What the graph itself says: its profile learned without labels, the findings each rule draws from it, a
+user's SHACL shapes, and how the graph's word joins the documents' in a verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentkgv.core.graph_checked import compose
+from agentkgv.core.verdict import EvidenceRef, Finding, Verdict
+from agentkgv.data.records import RdfTerms, Triple
+from agentkgv.graph.checker import GraphChecker, GraphSettings, open_graph
+from agentkgv.graph.evidence import GraphEvidence
+from agentkgv.graph.prior import GraphPrior
+from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, claim_triple, file_triples
+from agentkgv.graph.shapes import profile_shapes, shape_findings
+from agentkgv.graph.values import Term, text_class, value_class
+
+EX = "http://example.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def person(n: int) -> Term:
+    return Term("iri", f"{EX}Person_{n}")
+
+
+def people_graph(people: int = 30) -> list[GraphTriple]:
+    """People with one spouse each (a person) and one birth date each."""
+    triples = []
+    for n in range(people):
+        triples.append(GraphTriple(person(n), f"{EX}spouse", person(n + 1000)))
+        triples.append(GraphTriple(person(n), f"{EX}birthDate", Term("literal", f"19{n + 10}-03-0{n % 9 + 1}", f"{XSD}date")))
+    return triples
+
+
+def findings_of(triples: list[GraphTriple], triple: GraphTriple):
+    return GraphEvidence(build_profile(lambda: triples, "test"), triples).findings(triple)
+
+
+def test_a_year_as_a_spouse_is_flagged_where_spouses_are_people():
+    odd = GraphTriple(person(77), f"{EX}spouse", Term("literal", "2013"))
+    found = findings_of(people_graph(60) + [odd], odd)
+    assert [f.rule for f in found] == ["rare kind of value"] and found[0].strong
+    assert "a year" in found[0].reason and found[0].out_of == 61 and found[0].observed == 1
+    assert findings_of(people_graph() + [odd], people_graph()[0]) == []
+
+
+def test_a_second_value_of_a_one_value_predicate_is_flagged():
+    second = GraphTriple(person(3), f"{EX}birthDate", Term("literal", "1950-01-01", f"{XSD}date"))
+    graph = people_graph(40) + [second]
+    found = findings_of(graph, second)
+    assert [f.rule for f in found] == ["second value"] and not found[0].strong
+    # Both values are named: the graph cannot say which is wrong.
+    assert [f.rule for f in findings_of(graph, graph[7])] == ["second value"]
+
+
+@pytest.mark.parametrize("value", ["tp://dbpedia.org/resource/Heart_of_Midlothian_F.C.", "*", "_unknown",
+                                   "19851990", "See: [[#Former members"])
+def test_a_malformed_value_is_flagged(value):
+    odd = GraphTriple(person(78), f"{EX}spouse", Term("literal", value))
+    found = findings_of(people_graph() + [odd], odd)
+    assert found and found[0].rule == "malformed value" and found[0].strong
+
+
+def test_value_classes():
+    assert value_class(Term("iri", "tp://dbpedia.org/resource/X")) == "a cut-off IRI"
+    assert value_class(Term("iri", "http://dbpedia.org/resource/Jimmy_Wales__8")) == "an auxiliary node"
+    assert value_class(Term("iri", "http://dbpedia.org/resource/Category:Road_tunnels")) == "a Category page"
+    assert [text_class(t) for t in ("60px", "ffffff", "--11-10", "2011", "12 March 1931", "3 Doors Down", "1.76 m")] == [
+        "an image size", "a colour code", "a month and day", "a year", "a date", "a name", "a quantity with a unit"]
+
+
+def test_a_graph_too_small_to_learn_a_predicate_flags_nothing_there():
+    odd = GraphTriple(person(77), f"{EX}spouse", Term("literal", "2013"))
+    assert findings_of(people_graph(4) + [odd], odd) == []
+
+
+def test_a_rare_type_is_flagged():
+    typed = people_graph()
+    kind = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+    typed += [GraphTriple(person(n + 1000), kind, Term("iri", f"{EX}Human")) for n in range(30)]
+    city = Term("iri", f"{EX}Lyon")
+    odd = GraphTriple(person(79), f"{EX}spouse", city)
+    found = findings_of(typed + [GraphTriple(city, kind, Term("iri", f"{EX}City")), odd], odd)
+    assert [f.rule for f in found] == ["rare type"] and "City" in found[0].reason
+
+
+def test_a_file_profile_streams_the_same_counts(tmp_path):
+    graph = people_graph()
+    path = tmp_path / "g.nt"
+    path.write_text("".join(f"<{t.subject.value}> <{t.predicate}> " + (f"<{t.object.value}>" if t.object.kind == "iri"
+                            else f'"{t.object.value}"^^<{t.object.datatype}>') + " .\n" for t in graph))
+    from_file = build_profile(file_triples(path), "g")
+    in_memory = build_profile(lambda: graph, "g")
+    assert from_file.predicates == in_memory.predicates and from_file.fingerprint == in_memory.fingerprint
+    saved = from_file.save(tmp_path / "p.json")
+    assert GraphProfile.load(saved) == from_file
+
+
+def test_a_shacl_violation_is_cited(tmp_path):
+    graph = people_graph()
+    odd = GraphTriple(person(9), f"{EX}birthDate", Term("literal", "sometime"))
+    shapes = tmp_path / "shapes.ttl"
+    shapes.write_text(f"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <{XSD}> .
+<{EX}BirthShape> a sh:NodeShape ; sh:targetSubjectsOf <{EX}birthDate> ;
+  sh:property [ sh:path <{EX}birthDate> ; sh:datatype xsd:date ] .""")
+    found = shape_findings(graph + [odd], shapes)
+    assert list(found) == [odd]
+    assert found[odd][0].rule == "shape violation" and f"{EX}BirthShape" in found[odd][0].reason
+
+
+def test_the_profile_as_shapes_validates_the_graph_it_came_from(tmp_path):
+    second = GraphTriple(person(3), f"{EX}birthDate", Term("literal", "1950-01-01", f"{XSD}date"))
+    graph = people_graph(40) + [second]
+    shapes = tmp_path / "profile.ttl"
+    shapes.write_text(profile_shapes(build_profile(lambda: graph, "g")))
+    found = shape_findings(graph, shapes)
+    # One value per subject (sh:maxCount 1) is what the profile saw for birth dates: the subject with two breaks it.
+    assert {t.subject for t in found} == {person(3)}
+
+
+def verdict(outcome: str, triple: Triple) -> Verdict:
+    supported = outcome == Finding.SUPPORTED.value
+    return Verdict("t", triple, True if supported else None, "agentkgv", confidence=0.9 if supported else None,
+                   p_true=0.9 if supported else 0.4, undecided=not supported, outcome=outcome,
+                   evidence=[EvidenceRef("p1", "Anna Berg married in 2013.")])
+
+
+def checker_with_odd_spouse() -> tuple[GraphChecker, Triple]:
+    graph = people_graph(60)
+    odd = Triple("Person 77", "spouse", "2013", rdf=RdfTerms(f"<{EX}Person_77>", f"<{EX}spouse>", '"2013"'))
+    triples = graph + [claim_triple(odd)]
+    return open_graph(GraphSettings(), triples, "test").checker, odd
+
+
+def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_supports_it():
+    checker, odd = checker_with_odd_spouse()
+    silent = compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, odd), checker)
+    assert silent.verdict is False and silent.outcome == Finding.GRAPH_CONTRADICTED.value
+    assert silent.documents_outcome == Finding.NOT_ENOUGH_EVIDENCE.value and "a year" in silent.reason
+    assert silent.graph and silent.p_true < 0.5
+    supported = compose(verdict(Finding.SUPPORTED.value, odd), checker)
+    assert supported.verdict is True and supported.outcome == Finding.SUPPORTED.value
+    assert supported.graph == silent.graph  # the finding is shown beside the documents' word
+
+
+def test_the_graph_prior_is_not_a_constant_and_reviews_refit_it():
+    checker, odd = checker_with_odd_spouse()
+    probabilities = {round(checker.p_true(t, checker.findings(t), None), 3) for t in people_graph()[:2]}
+    assert len(probabilities) == 2  # a spouse and a birth date: not one value for all
+    prior = checker.prior
+    row, predicate = checker.row(people_graph()[0], None), f"{EX}spouse"
+    refit = prior.refit_offsets([row] * 20, [predicate] * 20, [False] * 20)
+    assert refit.p_true(row, predicate) < prior.p_true(row, predicate) - 0.2
+    few = prior.refit_offsets([row], [predicate], [False])
+    assert refit.p_true(row, predicate) < few.p_true(row, predicate) < prior.p_true(row, predicate)
+
+
+def test_graph_findings_survive_the_verdicts_file():
+    checker, odd = checker_with_odd_spouse()
+    composed = compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, odd), checker)
+    assert Verdict.from_json(composed.to_json()) == composed
+
+
+def test_the_shipped_prior_loads():
+    prior = GraphPrior.load()
+    assert prior.weights and "DBpedia" in prior.fitted_on
