@@ -253,3 +253,28 @@ def test_check_compare_and_version(tmp_path, data, small_passages):
     assert compared.exit_code == 0, compared.output
     assert "Where they differ (1 of 1)" in compared.output and "Melbourne" in compared.output
     assert CliRunner().invoke(app, ["--version"]).output.startswith("agentkgv ")
+
+
+def test_verify_reads_the_graph_and_profile_writes_shapes(tmp_path, data, small_passages):
+    cache, graph = user_graph(tmp_path, small_passages,
+                              "Allan Peiper,place of birth,Alexandra\nAllan Peiper,place of death,*\n")
+    out = tmp_path / "verdicts.jsonl"
+    run = run_cli("verify", str(graph), "-o", str(out), "--method", "lexical", cache=cache, data=data.resolve())
+    assert run.returncode == 0, run.stderr
+    records = {r["triple"]["object"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert records["*"]["outcome"] == "contradicted by the graph" and records["*"]["verdict"] is False
+    assert records["*"]["graph"][0]["rule"] == "malformed value" and "placeholder" in records["*"]["reason"]
+    assert records["Alexandra"]["graph"] == [] and records["Alexandra"]["verdict"] is True
+    alone = tmp_path / "alone.jsonl"
+    run = run_cli("verify", str(graph), "-o", str(alone), "--method", "lexical", "--no-graph", cache=cache, data=data.resolve())
+    assert run.returncode == 0, run.stderr
+    assert all("graph" not in r or r["graph"] == [] for r in map(json.loads, alone.read_text().splitlines()))
+
+    nt = tmp_path / "g.nt"
+    nt.write_text("".join(f"<http://example.org/p{n}> <http://example.org/spouse> <http://example.org/q{n}> .\n"
+                          for n in range(25)))
+    profile, shapes = tmp_path / "profile.json", tmp_path / "shapes.ttl"
+    run = run_cli("profile", str(nt), "-o", str(profile), "--shacl", str(shapes), cache=cache, data=data.resolve())
+    assert run.returncode == 0, run.stderr
+    assert json.loads(profile.read_text())["predicates"]["http://example.org/spouse"]["triples"] == 25
+    assert "sh:maxCount 1" in shapes.read_text() and "sh:nodeKind sh:IRI" in shapes.read_text()

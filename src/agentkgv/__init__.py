@@ -13,7 +13,9 @@ import importlib
 
 __version__ = "0.1.0"
 
-_WHERE = {"KGVerifier": "agentkgv.api", "index_documents": "agentkgv.api", "RunConfig": "agentkgv.config",
+_WHERE = {"KGVerifier": "agentkgv.api", "index_documents": "agentkgv.api", "profile_graph": "agentkgv.api",
+          "GraphSettings": "agentkgv.graph.checker", "GraphProfile": "agentkgv.graph.profile",
+          "RunConfig": "agentkgv.config",
           "Verdict": "agentkgv.core.verdict", "EvidenceRef": "agentkgv.core.verdict", "Finding": "agentkgv.core.verdict",
           "Triple": "agentkgv.data.records", "LabeledTriple": "agentkgv.data.records"}
 __all__ = sorted(_WHERE)

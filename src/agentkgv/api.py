@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agentkgv.commands.build import BATCH_SIZE, SILENT, Hooks
 from agentkgv.commands.build import index_documents as update_document_index
+from agentkgv.commands.graph import profile_graph as profile_into
 from agentkgv.commands.verify import OnError, load_verifier, opened_index, read_graph, read_user_file, verify_triples
 from agentkgv.config import RunConfig, RunOptions, resolve
 from agentkgv.core.graph_checked import GraphChecked
@@ -28,6 +29,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.rdf_graphs import graph_claims
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.graph.checker import GraphChecker, GraphSettings
+from agentkgv.graph.profile import GraphProfile
 from agentkgv.paths import Workspace
 from agentkgv.retrieval.user_index import IndexReport
 
@@ -131,6 +133,14 @@ def index_documents(name: str, documents: Iterable[str | Path] | str | Path = ()
     `KGVerifier(index=name)`."""
     return update_document_index(Workspace(None, cache_dir and Path(cache_dir)), name, _paths(documents), retriever,
                                  embedding_model, chunking, hooks, _paths(trust), _paths(distrust), wait, absence)
+
+
+def profile_graph(graph: str | Path, output: str | Path | None = None, *, shacl: str | Path | None = None,
+                  hooks: Hooks = SILENT) -> GraphProfile:
+    """The profile of a graph file (.nt .nq .ttl .trig .rdf), streamed: what each predicate's values are like,
+    learned without labels ([graph.md](docs/graph.md)). With `output` it is saved there (for `verify(...,
+    graph=GraphSettings(profile=...))`), with `shacl` also written as SHACL shapes."""
+    return profile_into(Workspace(), output and Path(output), Path(graph), None, shacl and Path(shacl), hooks).profile
 
 
 def _paths(given: Iterable[str | Path] | str | Path) -> list[Path]:

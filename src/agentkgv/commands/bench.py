@@ -286,5 +286,6 @@ def train_graph_prior(ws: Workspace, output: Path | None, index_name: str = "dbp
     graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
     rows, labels = graph.rows(documents), graph.labels()
     prior = fit_prior(rows, labels, f"the DBpedia development set ({len(rows)} triples, {len(documents)} with pages)")
-    prior = prior.refit_offsets(rows, [triple.predicate for triple in graph.triples], labels)
+    predicates = [triple.predicate for triple in graph.triples]
+    prior = prior.refit_offsets(predicates, [prior.p_true(row, p) for row, p in zip(rows, predicates)], labels)
     return prior.save(output or shipped_prior_path()) and prior

@@ -143,30 +143,25 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
 @dataclass(frozen=True)
 class ProfileResult:
     profile: GraphProfile
-    path: Path
+    path: Path | None
     shapes: Path | None
     seconds: float
     peak_gib: float
 
 
-def profile_graph(ws: Workspace, output: Path, graph: Path | None = None, source: GraphSource | None = None,
+def profile_graph(ws: Workspace, output: Path | None, graph: Path | None = None, source: GraphSource | None = None,
                   shapes: Path | None = None, hooks: Hooks = SILENT) -> ProfileResult:
     """The profile of a graph file (streamed by Oxigraph) or of a graph source (an endpoint or a store),
-    saved to `output`; with `shapes`, also written there as SHACL shapes."""
+    saved to `output` (where given); with `shapes`, also written there as SHACL shapes."""
     started = time.perf_counter()
     if graph is not None:
         stream, name = file_triples(graph), graph.name
     else:
         stream, name = endpoint_triples(client_for(ws, source, hooks), source.selection, source.page_size), source.name
     with hooks.bar(f"profiling {name}", None) as advance:
-        done = [0]
-
-        def progress(total: int) -> None:
-            advance(total - done[0])
-            done[0] = total
-
-        profile = build_profile(stream, name, progress)
-    profile.save(output)
+        profile = build_profile(stream, name, advance)
+    if output is not None:
+        profile.save(output)
     if shapes is not None:
         shapes.parent.mkdir(parents=True, exist_ok=True)
         shapes.write_text(profile_shapes(profile), encoding="utf-8")

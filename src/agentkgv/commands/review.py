@@ -20,6 +20,8 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
+from agentkgv.graph.prior import GraphPrior
+from agentkgv.graph.profile import claim_triple
 from agentkgv.paths import Workspace, check_name
 from agentkgv.reader_agent.build import Readers
 from agentkgv.reader_agent.calibration import Outcome
@@ -151,3 +153,17 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
             scores.append(score([v.gold for v in scored], [o is Outcome.TRUE for o in outcomes]).macro_f1)
         tuned_rows.append(replace(row, macro_f1_tuned=round(fmean(scores), 4)))
     return tuned_rows
+
+
+def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Path | None = None) -> Path | None:
+    """Where the verdicts were composed with their graph (`verify` reads it by default), the graph prior
+    (`prior`, default the shipped one) with its per-predicate offsets refitted on the reviewed triples, saved
+    as `target`; None where the run did not read the graph."""
+    pins = json.loads(settings_path(verdicts_file).read_text()).get("pins", {}) if settings_path(verdicts_file).exists() else {}
+    if "graph" not in pins:
+        return None
+    verdicts, reviews = load_run(verdicts_file), read_reviews(review)
+    reviewed = [(v, r.label) for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews) if v.p_true is not None]
+    refit = GraphPrior.load(prior).refit_offsets([claim_triple(v.triple).predicate for v, _ in reviewed],
+                                                 [v.p_true for v, _ in reviewed], [label for _, label in reviewed])
+    return refit.save(target)

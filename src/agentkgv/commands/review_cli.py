@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from agentkgv.commands.display import HOOKS, console, print_table, show
 from agentkgv.commands.options import REVIEW, CacheOpt, DataOpt, ReaderOpt
-from agentkgv.commands.review import bench_review, learn_from_review
+from agentkgv.commands.review import bench_review, learn_from_review, learn_graph_prior
 from agentkgv.paths import Workspace
 from agentkgv.train.learn import ReviewLoopRow
 
@@ -23,10 +23,11 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
           reader: ReaderOpt = None,
           rare: Annotated[bool, typer.Option("--rare", help="Adapt the reader of rare relations, from the reviewed "
                                                             "triples it judged (default: the main reader).")] = False,
+          graph_prior: Annotated[Optional[Path], typer.Option(help="The graph prior the verdicts were made with (default: the shipped one).")] = None,
           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
     on the reviewed triples it judged, and from 50 of them on the reader itself is tuned on their passages (about
-    a minute on a CPU). Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
+    a minute on a CPU); where the run read the graph, the graph prior's per-predicate offsets are refitted too. Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
     folder, learned = learn_from_review(Workspace(data_dir, cache_dir), review, verdicts, name, reader,
                                         HOOKS, rare)
     after, before = learned.calibration_after, learned.calibration_before
@@ -37,7 +38,9 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
                  ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
                  ["verdicts changed", "", str(learned.changed)],
                  ["reader tuned on passages", "", str(learned.tuned_pairs) if learned.tuned_pairs else "no"]])
-    console.print(f"use it: agentkgv verify ... {'--rare-reader' if rare else '--reader'} {folder}")
+    prior = learn_graph_prior(review, verdicts, folder / "graph-prior.json", graph_prior)
+    console.print(f"use it: agentkgv verify ... {'--rare-reader' if rare else '--reader'} {folder}"
+                  + (f" --graph-prior {prior}" if prior else ""))
 
 
 @app.command("bench-review", rich_help_panel=REVIEW)

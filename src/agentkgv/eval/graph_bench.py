@@ -83,7 +83,9 @@ def cross_validated(graph: LabelledGraph, documents: dict[str, Verdict], false_b
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(rows, labels):
         prior = fit_prior(rows[train], labels[train], "fold")
         if reviews:
-            prior = prior.refit_offsets(rows[train], [graph.triples[k].predicate for k in train], labels[train])
+            predicates = [graph.triples[k].predicate for k in train]
+            prior = prior.refit_offsets(predicates, [prior.p_true(rows[k], p) for k, p in zip(train, predicates)],
+                                        labels[train])
         checker = graph.checker.with_prior(prior)
         for k in test:
             item = graph.items[k]

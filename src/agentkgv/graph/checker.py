@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentkgv.graph.evidence import DEFAULT_RULES, GraphEvidence, GraphFinding, GraphRule
 from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features
-from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, fingerprint_json
+from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile
 from agentkgv.graph.shapes import shape_findings
 
 
@@ -56,7 +56,7 @@ class GraphChecker:
             return f"its predicate ({name.removeprefix('predicate: ')}) is one whose triples are often wrong"
         if name.startswith("documents"):
             return "the documents do not state it"
-        return name
+        return name.removeprefix("reviews: ")
 
     def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
         """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""
@@ -91,7 +91,10 @@ def open_graph(settings: GraphSettings, triples: Sequence[GraphTriple], name: st
     profile = GraphProfile.load(settings.profile) if settings.profile else build_profile(lambda: triples, name)
     shapes = shape_findings(triples, settings.shapes) if settings.shapes else None
     prior = GraphPrior.load(settings.prior)
-    pins = {"profile": fingerprint_json(profile), "false_below": f"{settings.false_below:g}",
+    # The triples' own profile is not pinned: a graph that grew resumes, each verdict written keeping the
+    # findings of the graph it was read from. A saved profile, shapes and prior are.
+    pins = {"profile": _digest(settings.profile) if settings.profile else "the triples' own",
+            "false_below": f"{settings.false_below:g}",
             "prior": hashlib.sha256(prior.model_dump_json().encode()).hexdigest()[:16]}
     if settings.shapes:
         pins["shapes"] = _digest(settings.shapes)

@@ -178,10 +178,11 @@ class GraphEvidence:
     def __init__(self, profile: GraphProfile, triples: Iterable[GraphTriple],
                  rules: Sequence[GraphRule] = DEFAULT_RULES):
         self.profile, self.rules = profile, tuple(rules)
-        self._values: Counter[tuple[str, str]] = Counter()
+        # Keyed by a hash of (subject, predicate): a count per subject's predicate in a few dozen bytes.
+        self._values: Counter[int] = Counter()
         types: dict[str, set[str]] = {}
         for triple in triples:
-            self._values[(triple.subject.value, triple.predicate)] += 1
+            self._values[hash((triple.subject.value, triple.predicate))] += 1
             if triple.predicate == RDF_TYPE and triple.object.kind == "iri":
                 types.setdefault(triple.subject.value, set()).add(triple.object.value)
         self._types = {entity: tuple(sorted(kinds)) for entity, kinds in types.items()}
@@ -190,7 +191,7 @@ class GraphEvidence:
         predicate = self.profile.predicates.get(triple.predicate)
         if predicate is None:
             return []
-        context = Context(self.profile.value_class(triple.object), self._values.get((triple.subject.value, triple.predicate), 1),
+        context = Context(self.profile.value_class(triple.object), self._values.get(hash((triple.subject.value, triple.predicate)), 1),
                           self._types.get(triple.subject.value, ()),
                           self._types.get(triple.object.value, ()) if triple.object.kind != "literal" else ())
         return [finding for rule in self.rules if (finding := rule.check(triple, predicate, context)) is not None]

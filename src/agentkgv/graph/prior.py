@@ -118,20 +118,21 @@ class GraphPrior(Strict):
     def lowest(self, row: Sequence[float], predicate: str) -> str:
         """What lowers a triple's log-odds most: a feature's name, or its predicate's reviews."""
         parts = [(self.weights.get(name, 0.0) * value, name) for name, value in zip(feature_names(), row)]
-        parts.append((self.offsets.get(predicate, 0.0), "its predicate's reviews"))
+        parts.append((self.offsets.get(predicate, 0.0), "reviews: its predicate's triples were often wrong where reviewed"))
         return min(parts)[1]
 
     def p_true(self, row: Sequence[float], predicate: str) -> float:
         return 1 / (1 + math.exp(-self.log_odds(row, predicate)))
 
-    def refit_offsets(self, rows: Sequence[Sequence[float]], predicates: Sequence[str], labels: Sequence[bool],
+    def refit_offsets(self, predicates: Sequence[str], probabilities: Sequence[float], labels: Sequence[bool],
                       strength: float = SHRINKAGE) -> GraphPrior:
-        """Offsets from reviews: each predicate's true share among its reviewed triples, shrunk toward the
-        model's own mean for them by `strength` reviews' weight, as a shift of log-odds."""
+        """Offsets from reviews: each predicate's true share among its reviewed triples, shrunk toward what this
+        prior expects of them by `strength` reviews' weight, as a shift of log-odds. `probabilities` are this
+        prior's P(true) of the reviewed triples, as their verdicts carry it."""
         groups: dict[str, list[tuple[float, bool]]] = {}
-        base = self.model_copy(update={"offsets": {}})
-        for row, predicate, label in zip(rows, predicates, labels):
-            groups.setdefault(predicate, []).append((base.p_true(row, predicate), label))
+        for predicate, p, label in zip(predicates, probabilities, labels):
+            expected = 1 / (1 + math.exp(-(_logit(p) - self.offsets.get(predicate, 0.0))))
+            groups.setdefault(predicate, []).append((expected, bool(label)))
         offsets = dict(self.offsets)
         for predicate, pairs in groups.items():
             expected = sum(p for p, _ in pairs) / len(pairs)

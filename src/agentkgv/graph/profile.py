@@ -178,7 +178,8 @@ class _Predicate:
 
 def build_profile(source: Callable[[], Iterable[GraphTriple]], name: str,
                   progress: Callable[[int], None] = lambda done: None) -> GraphProfile:
-    """The profile of the triples `source()` yields (called twice: once for the types, once for the rest)."""
+    """The profile of the triples `source()` yields (called twice: once for the types, once for the rest);
+    `progress` is told of each 10,000 triples profiled."""
     types: dict[str, set[str]] = {}
     for triple in source():
         if triple.predicate == RDF_TYPE and triple.object.kind == "iri":
@@ -193,14 +194,14 @@ def build_profile(source: Callable[[], Iterable[GraphTriple]], name: str,
     for triple in source():
         total += 1
         if total % 10_000 == 0:
-            progress(total)
+            progress(10_000)
         digest.update(f"{triple.subject.value}\x00{triple.predicate}\x00{triple.object.value}\x01".encode("utf-8", "replace"))
         subjects.append(hash(triple.subject.value))
         subject_hosts[triple.subject.host] += 1
         if triple.predicate not in predicates:
             predicates[triple.predicate] = _Predicate(len(predicates))
         predicates[triple.predicate].add(triple, frozen)
-    progress(total)
+    progress(total % 10_000)
     # The graph's own hosts: those that name a real share of its subjects.
     hosts = frozenset(host for host, n in subject_hosts.items() if host and n >= max(2, 0.01 * total))
     return GraphProfile(source=name, fingerprint=digest.hexdigest()[:16], triples=total, hosts=sorted(hosts),
@@ -272,10 +273,6 @@ def claims_profile(triples: list, name: str) -> GraphProfile:
     """The profile of triples already read (data.records.Triple)."""
     graph = [claim_triple(triple) for triple in triples]
     return build_profile(lambda: graph, name)
-
-
-def fingerprint_json(profile: GraphProfile) -> str:
-    return hashlib.sha256(json.dumps(profile.model_dump(), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def endpoint_triples(client: object, selection: object, page_size: int = 10_000) -> Callable[[], Iterator[GraphTriple]]:
