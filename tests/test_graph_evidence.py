@@ -171,3 +171,18 @@ def test_graph_findings_survive_the_verdicts_file():
 def test_the_shipped_prior_loads():
     prior = GraphPrior.load()
     assert prior.weights and "DBpedia" in prior.fitted_on
+
+
+def test_a_store_is_profiled_in_pages_as_its_file_is(tmp_path):
+    from agentkgv.data.sparql import GraphSelection
+    from agentkgv.data.sparql_clients import EmbeddedStore
+    from agentkgv.graph.profile import endpoint_triples
+
+    graph = people_graph()
+    path = tmp_path / "g.nt"
+    path.write_text("".join(f"<{t.subject.value}> <{t.predicate}> " + (f"<{t.object.value}>" if t.object.kind == "iri"
+                            else f'"{t.object.value}"^^<{t.object.datatype}>') + " .\n" for t in graph))
+    store = EmbeddedStore(tmp_path / "store")
+    store.load(path)
+    paged = build_profile(endpoint_triples(store, GraphSelection(pattern="?s ?p ?o ."), page_size=7), "store")
+    assert paged.predicates == build_profile(file_triples(path), "file").predicates

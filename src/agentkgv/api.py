@@ -25,7 +25,7 @@ from agentkgv.core.graph_checked import GraphChecked
 from agentkgv.core.ray_runner import RayOptions
 from agentkgv.core.verdict import BriefTraces, Verdict
 from agentkgv.data.documents import ChunkConfig
-from agentkgv.data.errors import DataError
+from agentkgv.data.errors import DataError, refuse_overwriting
 from agentkgv.data.rdf_graphs import graph_claims
 from agentkgv.data.records import LabeledTriple, Triple
 from agentkgv.graph.checker import GraphChecker, GraphSettings
@@ -70,6 +70,8 @@ class KGVerifier:
         `<output>.errors.jsonl` for the rerun to retry. `trajectories`: keep each verdict's whole trace, not its
         brief. `name`: what the progress bar calls the triples. `graph`: how the triples' own graph is read
         beside the documents (its profile, shapes, prior; graph/checker.py), None to read the documents alone."""
+        if isinstance(triples, (str, Path)):
+            refuse_overwriting([Path(triples)], [output and Path(output)])
         items, read_name = self._items(triples, output, on_error)
         name = name or read_name
         if output is None and ray is None and aliases is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentkgv.commands.verify import SILENT, Hooks
 from agentkgv.core.runner import load_run
-from agentkgv.data.errors import DataError
+from agentkgv.data.errors import DataError, refuse_overwriting
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.sparql import GraphSelection, stream_triples
 from agentkgv.data.sparql_clients import EmbeddedStore, HttpEndpoint, SparqlClient
@@ -125,6 +125,7 @@ def export_verdicts(verdicts_file: Path, output: Path | None = None, endpoint: s
         raise DataError(verdicts_file, "file not found: give the verdicts file `agentkgv verify -o` wrote")
     if output is not None and output.is_dir():
         raise DataError(output, "a folder: give the file to write (-o verdicts.trig)")
+    refuse_overwriting([verdicts_file], [output])
     verdicts = list(load_run(verdicts_file).values())
     if not verdicts:
         raise DataError(verdicts_file, "no verdicts in this file")
@@ -153,6 +154,7 @@ def profile_graph(ws: Workspace, output: Path | None, graph: Path | None = None,
                   shapes: Path | None = None, hooks: Hooks = SILENT) -> ProfileResult:
     """The profile of a graph file (streamed by Oxigraph) or of a graph source (an endpoint or a store),
     saved to `output` (where given); with `shapes`, also written there as SHACL shapes."""
+    refuse_overwriting([graph], [output, shapes])
     started = time.perf_counter()
     if graph is not None:
         stream, name = file_triples(graph), graph.name

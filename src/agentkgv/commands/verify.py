@@ -22,7 +22,7 @@ from agentkgv.core.ray_runner import RayOptions, RayVerifier
 from agentkgv.core.runner import ANOTHER_OUTPUT, check_settings, load_run, run_verifier
 from agentkgv.core.verdict import BriefTraces, Verdict, Verifier
 from agentkgv.data.aliases import read_alias_table, with_aliases
-from agentkgv.data.errors import DataError
+from agentkgv.data.errors import DataError, refuse_overwriting
 from agentkgv.data.jsonl import write_jsonl
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.user_formats import read_triples, write_rejected
@@ -242,6 +242,7 @@ def verify_triples(ws: Workspace, run: ResolvedRun, items: list[LabeledTriple], 
     entities get too. `graph`: how the triples' graph is read beside the documents (None: it is not).
     Failed triples are left out (the runner's errors file names them)."""
     check_output(output)
+    refuse_overwriting([aliases] + ([graph.profile, graph.shapes, graph.prior] if graph else []), [output])
     opened_graph = read_graph(items, graph, name, hooks) if graph is not None else None
     if opened_graph is not None:
         run = run.with_pins(graph=opened_graph.pins)

@@ -24,3 +24,16 @@ def require(record: dict, field: str, path: str | Path, line: int | None) -> obj
     if field not in record or record[field] in (None, ""):
         raise DataError(path, "missing or empty", line, field)
     return record[field]
+
+
+def refuse_overwriting(inputs: list[Path | None], outputs: list[Path | None]) -> None:
+    """Refuse, before anything is written, an output that is one of the command's inputs: the same path, or the
+    same file reached through a link."""
+    import os
+
+    for output in (Path(o) for o in outputs if o is not None):
+        for given in (Path(i) for i in inputs if i is not None):
+            same = output.resolve() == given.resolve() or (
+                output.exists() and given.exists() and os.path.samefile(output, given))
+            if same:
+                raise DataError(output, f"is an input of this command ({given}): choose another output")

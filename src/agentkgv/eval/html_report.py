@@ -25,7 +25,8 @@ from markupsafe import Markup, escape
 
 from agentkgv.core.runner import load_run
 from agentkgv.core.verdict import Finding, Verdict
-from agentkgv.data.errors import DataError
+from agentkgv.data.errors import DataError, refuse_overwriting
+from agentkgv.data.spreadsheet import inert
 from agentkgv.eval.metrics import score
 
 HISTOGRAM_BINS = 10
@@ -57,6 +58,7 @@ class PredicateRow:
 
 
 def write_report(verdicts_path: Path, output: Path, review_path: Path, review_below: float) -> ReportSummary:
+    refuse_overwriting([verdicts_path], [output, review_path])
     if not verdicts_path.is_file():
         raise DataError(verdicts_path, "no verdicts file here: give the file `agentkgv verify -o` wrote")
     verdicts = list(load_run(verdicts_path).values())
@@ -95,9 +97,11 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
         writer = csv.writer(handle)
         writer.writerow(REVIEW_COLUMNS)
         for v in queue:
-            writer.writerow([v.id, v.triple.subject, v.triple.predicate, v.triple.object, _verdict_word(v.verdict),
-                             v.finding, "" if v.confidence is None else f"{v.confidence:.3f}", _why(v, below),
-                             v.evidence[0].text if v.evidence else "", "", ""])
+            # Cells come from triples and documents: none may run as a formula in the reviewer's spreadsheet.
+            writer.writerow([inert(cell) for cell in (
+                v.id, v.triple.subject, v.triple.predicate, v.triple.object, _verdict_word(v.verdict), v.finding,
+                "" if v.confidence is None else f"{v.confidence:.3f}", _why(v, below),
+                v.evidence[0].text if v.evidence else "", "", "")])
 
 
 def _why(v: Verdict, below: float) -> str:

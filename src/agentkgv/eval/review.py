@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentkgv.data.errors import DataError
+from agentkgv.data.spreadsheet import revived
 from agentkgv.eval.html_report import REVIEW_COLUMNS
 
 _TRUE, _FALSE = frozenset({"true", "yes", "1", "t", "y"}), frozenset({"false", "no", "0", "f", "n"})
@@ -29,6 +30,13 @@ def read_reviews(path: Path) -> list[Review]:
     naming the file and line (the CSV itself is never changed)."""
     if not path.exists():
         raise DataError(path, "file not found")
+    try:
+        return _read_reviews(path)
+    except UnicodeDecodeError:
+        raise DataError(path, "not UTF-8 text: save the queue as CSV UTF-8") from None
+
+
+def _read_reviews(path: Path) -> list[Review]:
     reviews: dict[str, Review] = {}
     # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark.
     with path.open(encoding="utf-8-sig", newline="") as handle:
@@ -54,7 +62,9 @@ def read_reviews(path: Path) -> list[Review]:
 
 
 def _rows(rows: csv.DictReader, path: Path):
+    """Each row, its cells as they were before the queue made them inert (data/spreadsheet.py)."""
     try:
-        yield from rows
+        for row in rows:
+            yield {key: revived(value) if isinstance(value, str) else value for key, value in row.items()}
     except csv.Error as error:
         raise DataError(path, f"not a CSV row: {error}", rows.line_num) from None
