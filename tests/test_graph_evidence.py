@@ -56,7 +56,7 @@ def test_a_second_value_of_a_one_value_predicate_is_flagged():
 
 
 @pytest.mark.parametrize("value", ["tp://dbpedia.org/resource/Heart_of_Midlothian_F.C.", "*", "_unknown",
-                                   "19851990", "See: [[#Former members"])
+                                   "See: [[#Former members"])
 def test_a_malformed_value_is_flagged(value):
     odd = GraphTriple(person(78), f"{EX}spouse", Term("literal", value))
     found = findings_of(people_graph() + [odd], odd)
@@ -186,3 +186,64 @@ def test_a_store_is_profiled_in_pages_as_its_file_is(tmp_path):
     store.load(path)
     paged = build_profile(endpoint_triples(store, GraphSelection(pattern="?s ?p ?o ."), page_size=7), "store")
     assert paged.predicates == build_profile(file_triples(path), "file").predicates
+
+
+def years_and_numbers(odd: str) -> tuple[list[GraphTriple], GraphTriple, GraphTriple]:
+    graph = [GraphTriple(person(n), f"{EX}debut", Term("literal", str(1950 + n))) for n in range(30)]
+    graph += [GraphTriple(person(n), f"{EX}population", Term("literal", str(100_000 * (n + 3)))) for n in range(30)]
+    in_years, in_numbers = (GraphTriple(person(90), f"{EX}{p}", Term("literal", odd)) for p in ("debut", "population"))
+    return graph + [in_years, in_numbers], in_years, in_numbers
+
+
+def test_two_years_run_together_are_wrong_where_years_are_taken_not_where_numbers_are():
+    graph, in_years, in_numbers = years_and_numbers("19851990")
+    assert [f.rule for f in findings_of(graph, in_years)] == ["rare kind of value"]
+    assert findings_of(graph, in_numbers) == []
+
+
+@pytest.mark.parametrize("iri", ["wd:Q42", "dbr:Paris", "urn:isbn:0451450523", "did:example:123", "tel:+1-201"])
+def test_an_iri_of_any_scheme_is_not_cut_off(iri):
+    assert value_class(Term("iri", iri)) != "a cut-off IRI"
+
+
+@pytest.mark.parametrize("text", ["None", "NA", "Auto", "Facade", "decade", "A | B", "Chess (musical)"])
+def test_words_that_look_like_leftovers_are_not_malformed(text):
+    assert text_class(text) not in ("a placeholder", "wiki markup", "a colour code")
+
+
+def test_the_profile_shapes_of_years_numbers_and_blank_nodes_hold_for_their_own_graph(tmp_path):
+    graph = [GraphTriple(person(n), f"{EX}born", Term("literal", str(1900 + n), f"{XSD}gYear")) for n in range(30)]
+    graph += [GraphTriple(person(n), f"{EX}address", Term("bnode", f"a{n}")) for n in range(30)]
+    graph += [GraphTriple(person(n), f"{EX}height", Term("literal", f"0{n + 1}", f"{XSD}integer")) for n in range(30)]
+    shapes = tmp_path / "profile.ttl"
+    shapes.write_text(profile_shapes(build_profile(lambda: graph, "g")))
+    assert shape_findings(graph, shapes) == {}
+    # A violation on a blank node or a literal written unnormalised still names its triple.
+    odd = [GraphTriple(person(1), f"{EX}address", Term("iri", f"{EX}Street")),
+           GraphTriple(person(2), f"{EX}height", Term("literal", "09", f"{XSD}string"))]
+    custom = tmp_path / "custom.ttl"
+    custom.write_text(f"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <{XSD}> .
+<{EX}A> a sh:NodeShape ; sh:targetSubjectsOf <{EX}address> ; sh:property [ sh:path <{EX}address> ; sh:nodeKind sh:BlankNode ] .
+<{EX}H> a sh:NodeShape ; sh:targetSubjectsOf <{EX}height> ; sh:property [ sh:path <{EX}height> ; sh:datatype xsd:integer ] .""")
+    assert set(shape_findings(graph + odd, custom)) == set(odd)
+
+
+def test_shapes_need_an_rdf_graph(tmp_path):
+    from agentkgv.data.errors import DataError
+
+    shapes = tmp_path / "s.ttl"
+    shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> .")
+    with pytest.raises(DataError, match="not an RDF graph"):
+        shape_findings([claim_triple(Triple("Ann", "born in", "Paris"))], shapes)
+
+
+def test_a_method_that_reads_support_only_keeps_its_support_and_a_small_graph_is_not_judged_by_base_rates():
+    checker, odd = checker_with_odd_spouse()
+    lexical = Verdict("t", odd, True, "lexical", confidence=0.8)
+    assert compose(lexical, checker).verdict is True
+    small = [claim_triple(Triple(f"Town {n}", "population", f"{n + 2},000,000")) for n in range(5)]
+    small_checker = open_graph(GraphSettings(), small, "small").checker
+    for triple in (Triple(f"Town {n}", "population", f"{n + 2},000,000") for n in range(5)):
+        silent = compose(Verdict("t", triple, None, "agentkgv", undecided=True, outcome="not enough evidence",
+                                 p_true=0.18), small_checker)
+        assert silent.verdict is None and silent.undecided and silent.graph == []

@@ -20,7 +20,7 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
-from agentkgv.graph.prior import GraphPrior
+from agentkgv.graph.prior import GraphPrior, prior_digest
 from agentkgv.graph.profile import claim_triple
 from agentkgv.paths import Workspace, check_name
 from agentkgv.reader_agent.build import Readers
@@ -162,8 +162,12 @@ def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Pa
     pins = json.loads(settings_path(verdicts_file).read_text()).get("pins", {}) if settings_path(verdicts_file).exists() else {}
     if "graph" not in pins:
         return None
+    current = GraphPrior.load(prior)
+    if isinstance(pins["graph"], dict) and pins["graph"].get("prior") not in (None, prior_digest(current)):
+        raise DataError(prior or "the shipped graph prior", "not the graph prior these verdicts were made with: "
+                                                            "pass that one (--graph-prior)")
     verdicts, reviews = load_run(verdicts_file), read_reviews(review)
     reviewed = [(v, r.label) for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews) if v.p_true is not None]
-    refit = GraphPrior.load(prior).refit_offsets([claim_triple(v.triple).predicate for v, _ in reviewed],
+    refit = current.refit_offsets([claim_triple(v.triple).predicate for v, _ in reviewed],
                                                  [v.p_true for v, _ in reviewed], [label for _, label in reviewed])
     return refit.save(target)

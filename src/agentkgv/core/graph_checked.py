@@ -24,18 +24,33 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     """The verdict with what the graph says of its triple."""
     triple = claim_triple(verdict.triple)
     findings = checker.findings(triple)
-    documents = DocumentSide(verdict.outcome, verdict.p_true) if verdict.outcome is not None else None
-    p = checker.p_true(triple, findings, documents)
+    p = checker.p_true(triple, findings, documents_side(verdict))
     composed = replace(verdict, graph=findings, p_true=p,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
-    if verdict.outcome == Finding.SUPPORTED.value:
+    if verdict.finding == Finding.SUPPORTED.value:
         return composed
     strong = [finding for finding in findings if finding.strong]
-    if not strong and p >= false_below:
+    # A low P(true) alone decides only where the graph has something to say of this triple: a finding, a
+    # predicate it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a
+    # real graph's, not necessarily this one's.
+    low = p < false_below and (findings or checker.knows(triple.predicate))
+    if not strong and not low:
         return composed
-    reason = strong[0].reason if strong else f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, documents)}"
+    reason = (strong[0].reason if strong else
+              f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, documents_side(verdict))}")
     return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
                    documents_outcome=verdict.outcome, reason=reason)
+
+
+def documents_side(verdict: Verdict) -> DocumentSide | None:
+    """What the documents said, where the method read any: its outcome (or, for a method that reads support
+    only, whether it found support) and its P(true) (or its confidence in its verdict)."""
+    if verdict.outcome is None and verdict.verdict is None and not verdict.undecided:
+        return None
+    p = verdict.p_true
+    if p is None and verdict.verdict is not None and verdict.confidence is not None:
+        p = verdict.confidence if verdict.verdict else 1 - verdict.confidence
+    return DocumentSide(verdict.finding, p)
 
 
 class GraphChecked:

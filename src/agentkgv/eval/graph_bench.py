@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, compose
+from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, compose, documents_side
 from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.records import LabeledTriple
 from agentkgv.graph.checker import GraphChecker
-from agentkgv.graph.prior import DocumentSide, GraphPrior, fit_prior
+from agentkgv.graph.prior import GraphPrior, fit_prior
 from agentkgv.graph.profile import GraphTriple, build_profile, claim_triple
 
 FOLDS = 5
@@ -37,7 +37,7 @@ class LabelledGraph:
                                                                                              fitted_on="nothing")))
 
     def rows(self, documents: dict[str, Verdict]) -> np.ndarray:
-        return np.array([self.checker.row(triple, _side(documents.get(item.id)))
+        return np.array([self.checker.row(triple, documents_side(documents[item.id]) if item.id in documents else None)
                          for item, triple in zip(self.items, self.triples)])
 
     def labels(self) -> np.ndarray:
@@ -48,13 +48,9 @@ class LabelledGraph:
                                                               f"{len(documents)} with documents")
 
 
-def _side(verdict: Verdict | None) -> DocumentSide | None:
-    return DocumentSide(verdict.outcome, verdict.p_true) if verdict is not None and verdict.outcome is not None else None
-
-
-def _undecided(item: LabeledTriple) -> Verdict:
+def _unread(item: LabeledTriple) -> Verdict:
     """A triple no documents were read for: no verdict yet, for the graph to decide."""
-    return Verdict(item.id, item.triple, None, "graph", gold=item.label, undecided=True)
+    return Verdict(item.id, item.triple, None, "graph", gold=item.label)
 
 
 def rules_only(graph: LabelledGraph) -> list[Verdict]:
@@ -63,7 +59,7 @@ def rules_only(graph: LabelledGraph) -> list[Verdict]:
     for item, triple in zip(graph.items, graph.triples):
         findings = graph.checker.findings(triple)
         strong = [finding for finding in findings if finding.strong]
-        verdict = replace(_undecided(item), graph=findings)
+        verdict = replace(_unread(item), graph=findings)
         if strong:
             verdict = replace(verdict, verdict=False, undecided=False, outcome=Finding.GRAPH_CONTRADICTED.value,
                               reason=strong[0].reason)
@@ -89,6 +85,6 @@ def cross_validated(graph: LabelledGraph, documents: dict[str, Verdict], false_b
         checker = graph.checker.with_prior(prior)
         for k in test:
             item = graph.items[k]
-            start = documents.get(item.id) or _undecided(item)
+            start = documents.get(item.id) or _unread(item)
             verdicts[k] = compose(replace(start, gold=item.label), checker, false_below)
     return verdicts

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
 from agentkgv.graph.evidence import GraphEvidence
 from agentkgv.graph.profile import GraphProfile, build_profile, file_triples
@@ -34,6 +35,8 @@ def write_scale_graph(data_dir: Path, path: Path, size: int) -> int:
     import pyoxigraph as ox
 
     facts = [fact for fact in iter_known_triples(data_dir) if fact[1] and fact[3]]
+    if not facts:
+        raise DataError(data_dir, "no known triples to build a graph from (is the data folder set right?)")
     written = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")

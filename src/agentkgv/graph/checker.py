@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentkgv.graph.evidence import DEFAULT_RULES, GraphEvidence, GraphFinding, GraphRule
-from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features
+from agentkgv.graph.evidence import DEFAULT_RULES, MIN_SUPPORT, GraphEvidence, GraphFinding, GraphRule
+from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest
 from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile
 from agentkgv.graph.shapes import shape_findings
 
@@ -28,16 +28,23 @@ class GraphChecker:
         self.profile, self.prior, self.shapes = profile, prior, dict(shapes or {})
         self.evidence = GraphEvidence(profile, triples, rules)
         flagged: Counter[str] = Counter()
+        seen: Counter[str] = Counter(triple.predicate for triple in triples)
         for triple in triples:
             if self.findings(triple):
                 flagged[triple.predicate] += 1
-        self.stats = PredicateStats(profile, dict(flagged))
+        self.stats = PredicateStats(profile, dict(flagged), dict(seen))
 
     def with_prior(self, prior: GraphPrior) -> GraphChecker:
         """The same reading of the same graph, with another prior."""
         checker = copy.copy(self)
         checker.prior = prior
         return checker
+
+    def knows(self, predicate: str) -> bool:
+        """Whether the graph says enough of a predicate for its P(true) alone to decide: it was reviewed, or
+        the profile holds enough of its triples."""
+        counts = self.profile.predicates.get(predicate)
+        return predicate in self.prior.offsets or (counts is not None and counts.triples >= MIN_SUPPORT)
 
     def findings(self, triple: GraphTriple) -> list[GraphFinding]:
         return self.evidence.findings(triple) + self.shapes.get(triple, [])
@@ -56,7 +63,7 @@ class GraphChecker:
             return f"its predicate ({name.removeprefix('predicate: ')}) is one whose triples are often wrong"
         if name.startswith("documents"):
             return "the documents do not state it"
-        return name.removeprefix("reviews: ")
+        return name.split(": ", 1)[1] if name.startswith(("reviews: ", "base: ")) else name
 
     def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
         """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""
@@ -95,7 +102,7 @@ def open_graph(settings: GraphSettings, triples: Sequence[GraphTriple], name: st
     # findings of the graph it was read from. A saved profile, shapes and prior are.
     pins = {"profile": _digest(settings.profile) if settings.profile else "the triples' own",
             "false_below": f"{settings.false_below:g}",
-            "prior": hashlib.sha256(prior.model_dump_json().encode()).hexdigest()[:16]}
+            "prior": prior_digest(prior)}
     if settings.shapes:
         pins["shapes"] = _digest(settings.shapes)
     return OpenGraph(GraphChecker(profile, triples, prior, shapes), pins)

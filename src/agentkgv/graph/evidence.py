@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agentkgv.graph.profile import GraphProfile, GraphTriple, PredicateProfile
+from agentkgv.graph.profile import OTHER_SITE, GraphProfile, GraphTriple, PredicateProfile
 from agentkgv.graph.values import MALFORMED, RDF_TYPE, family, local_part, number
 
 # The fewest triples (or typed subjects) of a predicate from which its profile is read.
@@ -84,6 +84,8 @@ class RareValueClass:
 
     def check(self, triple: GraphTriple, predicate: PredicateProfile, context: Context) -> GraphFinding | None:
         kind = context.object_class
+        if kind.startswith("an IRI of ") and kind not in predicate.classes and OTHER_SITE in predicate.classes:
+            kind = OTHER_SITE  # a host of the graph this predicate links to too rarely to be counted by name
         if predicate.triples < MIN_SUPPORT or kind in MALFORMED:
             return None
         same = sum(n for other, n in predicate.classes.items() if family(other) == family(kind))
@@ -142,7 +144,7 @@ class SelfLoop:
     name = "self-loop"
 
     def check(self, triple: GraphTriple, predicate: PredicateProfile, context: Context) -> GraphFinding | None:
-        if triple.subject != triple.object or predicate.triples < 5:
+        if triple.subject != triple.object or predicate.triples < 5:  # a self-loop is plain from a few triples
             return None
         return GraphFinding(self.name, f"its object is its subject, as in {predicate.self_loops} of "
                                        f"{predicate.triples} triples of this predicate",
@@ -167,6 +169,8 @@ class NumericOutlier:
                                        f"{numbers.high:g}", 0, numbers.count, strong=False)
 
 
+_UNSEEN = PredicateProfile(triples=0, classes={}, subjects=0, one_value_subjects=0)
+
 DEFAULT_RULES: tuple[GraphRule, ...] = (MalformedValue(), RareValueClass(), SecondValue(), RareType(), SelfLoop(),
                                         NumericOutlier())
 
@@ -188,9 +192,8 @@ class GraphEvidence:
         self._types = {entity: tuple(sorted(kinds)) for entity, kinds in types.items()}
 
     def findings(self, triple: GraphTriple) -> list[GraphFinding]:
-        predicate = self.profile.predicates.get(triple.predicate)
-        if predicate is None:
-            return []
+        # A predicate a saved profile lacks is learned nothing of; a malformed value is flagged all the same.
+        predicate = self.profile.predicates.get(triple.predicate) or _UNSEEN
         context = Context(self.profile.value_class(triple.object), self._values.get(hash((triple.subject.value, triple.predicate)), 1),
                           self._types.get(triple.subject.value, ()),
                           self._types.get(triple.object.value, ()) if triple.object.kind != "literal" else ())

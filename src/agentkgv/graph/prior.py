@@ -12,6 +12,7 @@ whose labels are of a real, automatically built graph; a user's reviews refit it
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +32,9 @@ SHRINKAGE = 10.0
 _FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page", "an auxiliary node", "a blank node",
              "a name", "a number", "a quantity with a unit", "a year", "a date", "a year and month", "a month and day",
              "a range of years", "a URL", "a malformed value")
-_OUTCOMES = ("supported", "contradicted", "not enough evidence", "wrong kind of value")
+# The outcomes common enough to learn a weight of their own from a graph's labels; a rarer one (a contradiction)
+# speaks through the documents' P(true) alone.
+_OUTCOMES = ("supported", "not enough evidence")
 
 
 def _value_family(kind: str) -> str:
@@ -48,6 +51,8 @@ def feature_names() -> list[str]:
     rules = [rule.name for rule in DEFAULT_RULES] + [SHAPE_RULE]
     return ([f"value: {name}" for name in (*_FAMILIES, "other")]
             + [f"{rule} ({'strong' if strong else 'weak'})" for rule in rules for strong in (True, False)]
+            # Shared by every rule, so that one the fitting labels never saw (a user's shapes) still counts.
+            + ["any finding (strong)", "any finding (weak)"]
             + ["predicate: log triples", "predicate: kinds of value", "predicate: share flagged",
                "predicate: one value per subject", "documents read", "documents: log-odds"]
             + [f"documents: {outcome}" for outcome in _OUTCOMES])
@@ -67,10 +72,11 @@ def _logit(p: float) -> float:
 
 
 class PredicateStats:
-    """A predicate's features from the profile, with the share of its triples the graph's rules flag."""
+    """A predicate's features from the profile, with the share of the graph's triples of it the rules flag
+    (`flagged` of `seen`: of the triples read, which may be a sample of the profiled graph)."""
 
-    def __init__(self, profile: GraphProfile, flagged: dict[str, int]):
-        self.profile, self.flagged = profile, flagged
+    def __init__(self, profile: GraphProfile, flagged: dict[str, int], seen: dict[str, int]):
+        self.profile, self.flagged, self.seen = profile, flagged, seen
 
     def features(self, predicate: str) -> tuple[float, float, float, float]:
         counts = self.profile.predicates.get(predicate)
@@ -78,7 +84,8 @@ class PredicateStats:
             return 0.0, 0.0, 0.0, 0.0
         total = counts.triples
         entropy = -sum(n / total * math.log(n / total) for n in counts.classes.values() if n)
-        return math.log1p(total) / 10, entropy, self.flagged.get(predicate, 0) / total, counts.one_value_share
+        share = self.flagged.get(predicate, 0) / max(1, self.seen.get(predicate, 0))
+        return math.log1p(total) / 10, entropy, share, counts.one_value_share
 
 
 def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFinding], stats: PredicateStats,
@@ -87,7 +94,8 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
     row = dict.fromkeys(names, 0.0)
     row[f"value: {_value_family(value_kind)}"] = 1.0
     for finding in findings:
-        row[f"{finding.rule} ({'strong' if finding.strong else 'weak'})"] = 1.0
+        strength = "strong" if finding.strong else "weak"
+        row[f"{finding.rule} ({strength})"] = row[f"any finding ({strength})"] = 1.0
     (row["predicate: log triples"], row["predicate: kinds of value"], row["predicate: share flagged"],
      row["predicate: one value per subject"]) = stats.features(triple.predicate)
     if documents is not None:
@@ -116,10 +124,12 @@ class GraphPrior(Strict):
                 + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row)))
 
     def lowest(self, row: Sequence[float], predicate: str) -> str:
-        """What lowers a triple's log-odds most: a feature's name, or its predicate's reviews."""
-        parts = [(self.weights.get(name, 0.0) * value, name) for name, value in zip(feature_names(), row)]
+        """What lowers a triple's log-odds most: a feature's name, its predicate's reviews, or (where nothing
+        present lowers it) the base rate."""
+        parts = [(self.weights.get(name, 0.0) * value, name) for name, value in zip(feature_names(), row) if value]
         parts.append((self.offsets.get(predicate, 0.0), "reviews: its predicate's triples were often wrong where reviewed"))
-        return min(parts)[1]
+        low = min(parts)
+        return low[1] if low[0] < 0 else "base: such triples are often wrong in such graphs"
 
     def p_true(self, row: Sequence[float], predicate: str) -> float:
         return 1 / (1 + math.exp(-self.log_odds(row, predicate)))
@@ -157,6 +167,11 @@ class GraphPrior(Strict):
             raise DataError(path or SHIPPED, "no graph prior here") from None
         except ValueError as error:
             raise DataError(path or SHIPPED, f"not a graph prior: {str(error).splitlines()[0]}") from None
+
+
+def prior_digest(prior: GraphPrior) -> str:
+    """What a run pins of the prior it read."""
+    return hashlib.sha256(prior.model_dump_json().encode()).hexdigest()[:16]
 
 
 def shipped_prior_path() -> Path:

@@ -31,7 +31,7 @@ from agentkgv.graph.values import RDF_TYPE, Term, number, value_class
 PROFILE_VERSION = 1
 # Per predicate, the most frequent types and IRI hosts kept by name; the rest are counted together.
 TOP = 20
-_OTHER_SITE = "an IRI of another site"
+OTHER_SITE = "an IRI of another site"
 _RESERVOIR = 512
 
 
@@ -107,7 +107,7 @@ class GraphProfile(Strict):
 
 
 def site_class(kind: str, graph_hosts: frozenset[str]) -> str:
-    return _OTHER_SITE if kind.startswith("an IRI of ") and kind.removeprefix("an IRI of ") not in graph_hosts else kind
+    return OTHER_SITE if kind.startswith("an IRI of ") and kind.removeprefix("an IRI of ") not in graph_hosts else kind
 
 
 class _Predicate:
@@ -151,17 +151,17 @@ class _Predicate:
                 self.numbers[slot] = value
 
     def _merge_sites(self, keep: frozenset[str] = frozenset()) -> None:
-        sites = [(name, n) for name, n in self.classes.items() if name.startswith("an IRI of ") and name != _OTHER_SITE]
+        sites = [(name, n) for name, n in self.classes.items() if name.startswith("an IRI of ") and name != OTHER_SITE]
         sites.sort(key=lambda item: -item[1])
         for name, n in sites[TOP:]:
             if name not in keep:
-                self.classes[_OTHER_SITE] += n
+                self.classes[OTHER_SITE] += n
                 del self.classes[name]
 
     def finish(self, graph_hosts: frozenset[str]) -> PredicateProfile:
         # A host that names none of the graph's subjects is the web beyond the graph: one class for all of it.
         for name in [name for name in self.classes if site_class(name, graph_hosts) != name]:
-            self.classes[_OTHER_SITE] += self.classes.pop(name)
+            self.classes[OTHER_SITE] += self.classes.pop(name)
         self._merge_sites()
         counts = np.unique(np.frombuffer(self.subject_hashes, dtype=np.int64), return_counts=True)[1]
         numbers = None

@@ -17,51 +17,33 @@ from pathlib import Path
 from agentkgv.data.errors import DataError
 from agentkgv.graph.evidence import SHAPE_RULE, GraphFinding
 from agentkgv.graph.profile import GraphProfile, GraphTriple
-from agentkgv.graph.values import Term, local_part
+from agentkgv.graph.values import NUMERIC_DATATYPES, Term, local_part
 
 KGV_SHAPES = "https://w3id.org/agentkgv/shapes#"
 # A profile's predicate becomes a constraint only where nearly all its values already meet it.
 CONFORMING = 0.95
 
 
-def _n_triples(term: Term) -> str:
-    import pyoxigraph as ox
-
-    if term.kind == "iri":
-        return str(ox.NamedNode(term.value))
-    if term.kind == "bnode":
-        return str(ox.BlankNode(term.value))
-    return str(ox.Literal(term.value, datatype=ox.NamedNode(term.datatype)) if term.datatype else ox.Literal(term.value))
-
-
-def as_rdflib(triples: Sequence[GraphTriple]):
-    """The triples as an rdflib graph, which pySHACL validates."""
-    from rdflib import Graph
-
-    graph = Graph()
-    lines = "\n".join(f"{_n_triples(t.subject)} <{t.predicate}> {_n_triples(t.object)} ." for t in triples)
-    graph.parse(data=lines, format="nt")
-    return graph
-
-
-def _term(node: object) -> Term:
+def _node(term: Term, where: str):
+    """An rdflib node of a term, built from its parts, so that a violation's nodes are the triple's own
+    (parsing text again would relabel blank nodes and normalise literals such as `"09"^^xsd:integer`)."""
     from rdflib import BNode, Literal, URIRef
 
-    if isinstance(node, URIRef):
-        return Term("iri", str(node))
-    if isinstance(node, BNode):
-        return Term("bnode", str(node))
-    if isinstance(node, Literal):
-        datatype = str(node.datatype) if node.datatype is not None else None
-        return Term("literal", str(node), None if datatype and datatype.endswith(("#string", "#langString")) else datatype)
-    raise TypeError(node)
+    if term.kind == "iri":
+        return URIRef(term.value)
+    if term.kind == "bnode":
+        return BNode(term.value)
+    if where == "subject":
+        raise DataError("--shapes", f"the triples are not an RDF graph (a subject is the text {term.value[:60]!r}): "
+                                    "shapes validate a graph file (.nt .ttl ...) or a SPARQL source")
+    return Literal(term.value, datatype=URIRef(term.datatype) if term.datatype else None)
 
 
 def shape_findings(triples: Sequence[GraphTriple], shapes: Path) -> dict[GraphTriple, list[GraphFinding]]:
     """Each triple a violation of `shapes` (a SHACL file, Turtle or any format rdflib reads) names, with the
     violation's message and shape as the reason."""
     import pyshacl_turbo
-    from rdflib import Graph, Namespace
+    from rdflib import Graph, Namespace, URIRef
     from rdflib.namespace import RDF
 
     sh = Namespace("http://www.w3.org/ns/shacl#")
@@ -71,10 +53,12 @@ def shape_findings(triples: Sequence[GraphTriple], shapes: Path) -> dict[GraphTr
         shapes_graph = Graph().parse(shapes)
     except Exception as error:  # rdflib raises many kinds for a malformed file
         raise DataError(shapes, f"not a shapes graph rdflib reads: {error}") from None
-    _, report, _ = pyshacl_turbo.validate(as_rdflib(triples), shacl_graph=shapes_graph, inference="none", allow_warnings=True)
-    by_key: dict[tuple, list[GraphTriple]] = {}
+    data, by_key = Graph(), {}
     for triple in triples:
-        by_key.setdefault((triple.subject, triple.predicate), []).append(triple)
+        nodes = (_node(triple.subject, "subject"), URIRef(triple.predicate), _node(triple.object, "object"))
+        data.add(nodes)
+        by_key.setdefault(nodes[:2], []).append((nodes[2], triple))
+    _, report, _ = pyshacl_turbo.validate(data, shacl_graph=shapes_graph, inference="none", allow_warnings=True)
     found: dict[GraphTriple, list[GraphFinding]] = {}
     for result in report.subjects(RDF.type, sh.ValidationResult):
         focus, path = report.value(result, sh.focusNode), report.value(result, sh.resultPath)
@@ -83,7 +67,7 @@ def shape_findings(triples: Sequence[GraphTriple], shapes: Path) -> dict[GraphTr
         value = report.value(result, sh.value)
         message = report.value(result, sh.resultMessage)
         shape = report.value(result, sh.sourceShape)
-        named = [t for t in by_key.get((_term(focus), str(path)), []) if value is None or t.object == _term(value)]
+        named = [triple for node, triple in by_key.get((focus, path), []) if value is None or node == value]
         # A property shape is mostly a blank node: cite the node shape that holds it.
         named_shape = shapes_graph.value(predicate=sh.property, object=shape) or shape
         reason = f"{message or 'violates a shape'} (shape {named_shape})"
@@ -113,7 +97,8 @@ def profile_shapes(profile: GraphProfile, conforming: float = CONFORMING) -> str
         graph.add((node, sh.targetSubjectsOf, URIRef(predicate)))
         graph.add((node, sh.property, prop))
         graph.add((prop, sh.path, URIRef(predicate)))
-        iris = sum(n for kind, n in counts.classes.items() if kind.startswith("an IRI") or kind.endswith((" page", " node")))
+        iris = sum(n for kind, n in counts.classes.items()
+                   if kind.startswith("an IRI") or kind.endswith(" page") or kind == "an auxiliary node")
         notes = [f"{counts.triples} triples, {counts.subjects} subjects"]
         if iris >= conforming * counts.triples:
             graph.add((prop, sh.nodeKind, sh.IRI))
@@ -129,7 +114,9 @@ def profile_shapes(profile: GraphProfile, conforming: float = CONFORMING) -> str
         if counts.one_value_share >= conforming:
             graph.add((prop, sh.maxCount, Literal(1)))
             notes.append(f"{counts.one_value_subjects} of {counts.subjects} subjects with one value")
-        if counts.numbers is not None and counts.numbers.count >= conforming * counts.triples and counts.datatypes:
+        # A range is a numeric datatype's (a gYear's lexical form reads as a number, but is no xsd:double).
+        numeric = counts.datatypes and max(counts.datatypes.items(), key=lambda item: item[1])[0] in NUMERIC_DATATYPES
+        if counts.numbers is not None and counts.numbers.count >= conforming * counts.triples and numeric:
             graph.add((prop, sh.minInclusive, Literal(counts.numbers.minimum, datatype=XSD.double)))
             graph.add((prop, sh.maxInclusive, Literal(counts.numbers.maximum, datatype=XSD.double)))
         graph.add((prop, RDFS.comment, Literal("; ".join(notes))))

@@ -18,12 +18,14 @@ TermKind = Literal["iri", "literal", "bnode"]
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-_NUMERIC = {f"{XSD}{name}" for name in ("integer", "decimal", "double", "float", "int", "long", "short",
+NUMERIC_DATATYPES = {f"{XSD}{name}" for name in ("integer", "decimal", "double", "float", "int", "long", "short",
                                             "nonNegativeInteger", "positiveInteger", "negativeInteger",
                                             "nonPositiveInteger", "unsignedInt", "unsignedLong", "byte")}
 _DATATYPE_CLASS = {f"{XSD}date": "a date", f"{XSD}dateTime": "a date", f"{XSD}gYear": "a year",
                    f"{XSD}gYearMonth": "a year and month", f"{XSD}gMonthDay": "a month and day",
-                   f"{XSD}boolean": "a yes or no", f"{XSD}anyURI": "a URL"}
+                   f"{XSD}boolean": "a yes or no", f"{XSD}anyURI": "a URL",
+                   "http://www.w3.org/1999/02/22-rdf-syntax-ns#HTML": "a text",
+                   "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral": "a text"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,15 +51,18 @@ CUT_OFF_IRI = "a cut-off IRI"
 PLACEHOLDER = "a placeholder"
 MARKUP = "wiki markup"
 YEARS_RUN_TOGETHER = "two years run together"
-MALFORMED = frozenset({CUT_OFF_IRI, PLACEHOLDER, MARKUP, YEARS_RUN_TOGETHER})
+MALFORMED = frozenset({CUT_OFF_IRI, PLACEHOLDER, MARKUP})
 
-_SCHEMES = ("http", "https", "urn", "mailto", "ftp", "file", "tag", "geo", "doi", "info", "isbn")
-_CUT_OFF = re.compile(r"^(?:h?t?t?p?s?:?/{1,2}|www\.)\S*\.\w{2,}/|^[a-z]{1,4}:/{1,2}\S+$", re.IGNORECASE)
-_PLACEHOLDERS = frozenset({"", "*", "**", "?", "??", "-", "--", "—", "–", "n/a", "na", "none", "null", "nil",
-                           "unknown", "_unknown", "tba", "tbd", "tbc", "auto", "todo", "xxx", "..."})
-_MARKUP = re.compile(r"\[\[|\]\]|\{\{|\}\}|<ref|</?\w+[ >/]|\|")
+# What is left of `http`/`https` when an IRI's first characters are cut off.
+_CUT_SCHEMES = frozenset({"ttp", "tp", "p", "ttps", "tps", "ps", "s", "htp", "htps", "hhttp"})
+_CUT_OFF = re.compile(r"^(?:ttps?|tps?|ps?|s|htps?|hhttps?)://\S+$|^//\S+$", re.IGNORECASE)
+# As written: `None` may be a band and `NA` a country code, `none` and `n/a` are no values.
+_PLACEHOLDERS = frozenset({"", "*", "**", "?", "??", "-", "--", "—", "–", "n/a", "N/A", "none", "null", "nil",
+                           "unknown", "Unknown", "_unknown", "tba", "TBA", "tbd", "TBD", "tbc", "auto", "todo",
+                           "xxx", "..."})
+_MARKUP = re.compile(r"\[\[|\]\]|\{\{|\}\}|<ref[ >]|</?(?:div|span|br|small|ref|sup|sub)\b")
 _YEAR = re.compile(r"^(?:1[0-9]|20)\d\d$")
-_YEARS_RUN_TOGETHER = re.compile(r"^(?:1[5-9]|20)\d\d(?:1[5-9]|20)\d\d$")
+_YEARS_RUN_TOGETHER = re.compile(r"^((?:1[5-9]|20)\d\d)((?:1[5-9]|20)\d\d)$")
 _YEAR_RANGE = re.compile(r"^(?:1[0-9]|20)\d\d\s*[-–—/]\s*(?:(?:1[0-9]|20)?\d\d|present)$", re.IGNORECASE)
 _ISO_DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?$")
 _YEAR_MONTH = re.compile(r"^\d{4}-\d{2}$")
@@ -87,7 +92,7 @@ def iri_class(iri: str) -> str:
     """An IRI's class: cut off, auxiliary (DBpedia's `Person__3` nodes), a namespaced page (`Category:…`),
     else an entity of its host."""
     scheme = iri.split(":", 1)[0].lower() if ":" in iri else ""
-    if scheme not in _SCHEMES or (scheme in ("http", "https") and not urlsplit(iri).netloc):
+    if not scheme or scheme in _CUT_SCHEMES or (scheme in ("http", "https") and not urlsplit(iri).netloc):
         return CUT_OFF_IRI
     local = local_part(iri)
     if _AUXILIARY.search(local):
@@ -101,8 +106,7 @@ def iri_class(iri: str) -> str:
 def text_class(text: str) -> str:
     """A literal's class from its text alone."""
     value = " ".join(text.split())
-    lowered = value.lower()
-    if lowered in _PLACEHOLDERS:
+    if value in _PLACEHOLDERS:
         return PLACEHOLDER
     if _MARKUP.search(value):
         return MARKUP
@@ -110,7 +114,8 @@ def text_class(text: str) -> str:
         return "a URL"
     if _CUT_OFF.match(value) and " " not in value:
         return CUT_OFF_IRI
-    if _YEARS_RUN_TOGETHER.match(value):
+    years = _YEARS_RUN_TOGETHER.match(value)
+    if years and years.group(1) <= years.group(2):
         return YEARS_RUN_TOGETHER
     if _YEAR.match(value):
         return "a year"
@@ -126,7 +131,8 @@ def text_class(text: str) -> str:
         return "a number"
     if _IMAGE_SIZE.match(value):
         return "an image size"
-    if _COLOUR.match(value) and any(c.isdigit() for c in value) or re.fullmatch(r"[a-fA-F]{6}", value):
+    # Letters alone are a colour only as few distinct ones (`ffffff`, not `decade`).
+    if _COLOUR.match(value) and (any(c.isdigit() for c in value) or len(set(value.lower().lstrip("#"))) <= 2):
         return "a colour code"
     if _QUANTITY.match(value) and any(c.isdigit() for c in value):
         return "a quantity with a unit"
@@ -141,7 +147,9 @@ def text_class(text: str) -> str:
 
 
 # Classes of one family: a predicate of names takes codes (call signs), titles and lists of names as well.
-_FAMILIES = {"a code": "a name", "a text": "a name", "a list of names": "a name"}
+# Two years run together (`19851990`) are also a plain number: wrong where a predicate takes years, not where
+# it takes populations.
+_FAMILIES = {"a code": "a name", "a text": "a name", "a list of names": "a name", YEARS_RUN_TOGETHER: "a number"}
 
 
 def family(kind: str) -> str:
@@ -155,7 +163,7 @@ def value_class(term: Term) -> str:
         return "a blank node"
     if term.kind == "iri":
         return iri_class(term.value)
-    if term.datatype in _NUMERIC:
+    if term.datatype in NUMERIC_DATATYPES:
         return "a number"
     if term.datatype in _DATATYPE_CLASS:
         return _DATATYPE_CLASS[term.datatype]
