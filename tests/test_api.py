@@ -65,6 +65,19 @@ def test_a_bad_triple_is_named_and_a_missing_index_refused_at_once(tmp_path, dat
         verifier.verify([TRIPLES[0], ("Allan Peiper", "place of birth")])
     with pytest.raises(DataError, match="no index named 'nowhere'"):
         KGVerifier(index="nowhere", data_dir=data, cache_dir=tmp_path / "cache")
+    for bad, message in ((None, "got NoneType"), ({"a": 1}, "got dict"), (5, "got int"),
+                         ([("", "", "")], "item 1's subject: an empty name")):
+        with pytest.raises(DataError, match=message):
+            verifier.verify(bad)
+    for args, message in ((("", "place of birth", "Alexandra"), "subject: an empty name"),
+                          ((None, None, None), "subject: expected a name")):
+        with pytest.raises(ValueError, match=message):
+            verifier.check(*args)
+    csv = tmp_path / "in.csv"
+    csv.write_text("subject,predicate,object\n" + ",".join(TRIPLES[0]) + "\n")
+    with pytest.raises(DataError, match="is an input"):
+        verifier.verify(csv, csv)
+    assert csv.read_text().startswith("subject,predicate,object")
 
 
 def test_index_documents_then_verify_against_them(tmp_path, data):

@@ -86,6 +86,8 @@ class KGVerifier:
 
     def check(self, subject: str, predicate: str, obj: str) -> Verdict:
         """One triple's verdict with its whole trace, nothing written."""
+        for argument, name in (("subject", subject), ("predicate", predicate), ("obj", obj)):
+            _check_name(name, argument)
         return self._in_memory([LabeledTriple("check", Triple(subject, predicate, obj))], 1, trajectories=True)[0]
 
     def _in_memory(self, items: list[LabeledTriple], batch_size: int, trajectories: bool,
@@ -109,6 +111,9 @@ class KGVerifier:
             return read_user_file(path, Path(output or path.with_suffix(".verdicts.jsonl")), on_error, self.hooks), path.name
         from rdflib import Graph
 
+        if triples is None or isinstance(triples, (bytes, dict, int, float)):
+            raise DataError("triples", f"expected (subject, predicate, object) tuples, Triples, an rdflib Graph or a "
+                                       f"file's path, got {type(triples).__name__}")
         if isinstance(triples, Graph):
             return list(graph_claims(triples, "graph", "user:graph")), "graph"
         items = []
@@ -119,6 +124,8 @@ class KGVerifier:
                 items.append(LabeledTriple(f"triple:{number}", triple))
             elif isinstance(triple, Sequence) and not isinstance(triple, str) and len(triple) == 3 \
                     and all(isinstance(part, str) for part in triple):
+                for part, argument in zip(triple, ("subject", "predicate", "object")):
+                    _check_name(part, f"triples: item {number}'s {argument}")
                 items.append(LabeledTriple(f"triple:{number}", Triple(*triple)))
             else:
                 raise DataError("triples", f"item {number} is not a (subject, predicate, object) of strings, a "
@@ -143,6 +150,15 @@ def profile_graph(graph: str | Path, output: str | Path | None = None, *, shacl:
     learned without labels ([graph.md](docs/graph.md)). With `output` it is saved there (for `verify(...,
     graph=GraphSettings(profile=...))`), with `shacl` also written as SHACL shapes."""
     return profile_into(Workspace(), output and Path(output), Path(graph), None, shacl and Path(shacl), hooks).profile
+
+
+def _check_name(name: object, argument: str) -> None:
+    """A name the verifier can read: text with a letter or digit in it (a DataError, a ValueError, names the
+    argument otherwise)."""
+    if not isinstance(name, str):
+        raise DataError(argument, f"expected a name (a string), got {type(name).__name__}")
+    if not name.strip():
+        raise DataError(argument, "an empty name")
 
 
 def _paths(given: Iterable[str | Path] | str | Path) -> list[Path]:

@@ -50,10 +50,10 @@ def bench_summarizer_command(count: Annotated[int, typer.Option(help="Positives 
 @app.command("bench-poison", rich_help_panel=BENCH)
 def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["lexical"],
                          splits: Annotated[list[str], typer.Option("--split")] = list(TEST_SPLITS),
-                         limit: Annotated[int, typer.Option(help="Fixed balanced subset of this many triples per split.")] = 40,
+                         limit: Annotated[int, typer.Option(min=1, help="Fixed balanced subset of this many triples per split.")] = 40,
                          variants: Annotated[list[str], typer.Option("--variant", help="clean, poisoned, clean+guard, poisoned+guard.")] = ["poisoned", "poisoned+guard"],
                          index_name: Annotated[str, typer.Option(help="Index folder for the poisoned copy.")] = "bm25-poisoned",
-                         config: RunConfigOpt = None, judge: JudgeOpt = None, batch_size: int = 8,
+                         config: RunConfigOpt = None, judge: JudgeOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 8,
                          run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "poison",
                          data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Flip rate and macro-F1 of each method when adversarial passages are added to a copy of the index."""
@@ -66,7 +66,7 @@ def bench_poison_command(methods: Annotated[list[str], typer.Option("--method", 
 @app.command("bench-withheld", rich_help_panel=BENCH)
 def bench_withheld_command(splits: Annotated[list[str], typer.Option("--split")] = list(EVAL_SPLITS),
                            absences: Annotated[list[str], typer.Option("--absence", help="false, unknown: what a triple no passage supports or contradicts is.")] = ["false", "unknown"],
-                           config: RunConfigOpt = None, batch_size: int = 64,
+                           config: RunConfigOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 64,
                            run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "withheld",
                            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """The reader agent with the evidence of a fixed, stratified half of each split taken out of the corpus:
@@ -80,7 +80,7 @@ def bench_withheld_command(splits: Annotated[list[str], typer.Option("--split")]
 @app.command("bench-graph", rich_help_panel=BENCH)
 def bench_graph_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
                         index_name: Annotated[str, typer.Option("--index", help="The document index of FactBench's pages (made when missing).")] = "factbench-docs",
-                        config: RunConfigOpt = None, batch_size: int = 64,
+                        config: RunConfigOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 64,
                         run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "shaped-graph",
                         data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """A graph shaped like a real one (mostly true; labels, dates, categories and links beside the relation
@@ -93,7 +93,7 @@ def bench_graph_command(methods: Annotated[list[str], typer.Option("--method", h
 @app.command("bench-dbpedia", rich_help_panel=BENCH)
 def bench_dbpedia_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
                           index_name: Annotated[str, typer.Option("--index", help="The document index of the set's pages (made when missing).")] = "dbpedia-docs",
-                          config: RunConfigOpt = None, batch_size: int = 64,
+                          config: RunConfigOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 64,
                           run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "dbpedia",
                           forms: Annotated[list[str], typer.Option("--form", help="iri (the triples as given) and verbalized (each relation as FactCheck's sentence words it).")] = ["iri", "verbalized"],
                           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
@@ -135,7 +135,7 @@ def bench_graph_scale_command(triples: Annotated[int, typer.Option(min=1, help="
 
 @app.command("bench-dbpedia-graph", rich_help_panel=BENCH)
 def bench_dbpedia_graph_command(index_name: Annotated[str, typer.Option("--index", help="The document index of the set's pages (made when missing).")] = "dbpedia-docs",
-                                config: RunConfigOpt = None, batch_size: int = 64,
+                                config: RunConfigOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 64,
                                 run_name: Annotated[str, typer.Option(help="Run folder under the cache (the documents' verdicts).")] = "dbpedia",
                                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """What the graph itself says on a real graph: the DBpedia development set's 8,893 triples as the graph,
@@ -149,7 +149,7 @@ def bench_dbpedia_graph_command(index_name: Annotated[str, typer.Option("--index
 
 @app.command("bench-confidence", rich_help_panel=BENCH)
 def bench_confidence_command(run_names: Annotated[list[str], typer.Option("--run-name", help="Eval run folders under the cache.")] = ["eval"],
-                             review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7,
+                             review_below: Annotated[float, typer.Option(min=0.0, max=1.0, help="Confidence under which a verdict goes to review.")] = 0.7,
                              data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """How far each logged run's confidence can be trusted (ECE, the share sent to review, accuracy on the
     rest) and FactBench-docs accuracy per kind of false fact; writes a reliability diagram."""
@@ -175,7 +175,7 @@ def fault_proxy_command(upstream: Annotated[str, typer.Argument(help="The real s
 
 @app.command("bench-retrieval", rich_help_panel=BENCH)
 def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--retriever")] = ["bm25", "dense", "hybrid"],
-                            embedding_model: EmbeddingOpt = None, k: int = 5,
+                            embedding_model: EmbeddingOpt = None, k: Annotated[int, typer.Option(min=1, help="Passages per query.")] = 5,
                             out: Annotated[Optional[Path], typer.Option(help="Write the table as Markdown here.")] = None,
                             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Recall@k of the gold evidence for each query form, per retriever and test split."""
@@ -185,14 +185,14 @@ def bench_retrieval_command(retrievers: Annotated[list[str], typer.Option("--ret
 @app.command("eval", rich_help_panel=BENCH)
 def eval_command(methods: Annotated[list[str], typer.Option("--method", help=MethodsHelp)] = ["agentkgv", "lexical"],
                  splits: Annotated[list[str], typer.Option("--split")] = list(EVAL_SPLITS),
-                 limit: Annotated[Optional[int], typer.Option(help="Fixed balanced subset of this many triples per split.")] = None,
+                 limit: Annotated[Optional[int], typer.Option(min=1, help="Fixed balanced subset of this many triples per split.")] = None,
                  retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
                  config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None,
                  adapter: AdapterOpt = None, summarizer: SummarizerOpt = None, judge: JudgeOpt = None,
                  reader: ReaderOpt = None, rare_reader: RareReaderOpt = None, stop_policy: StopPolicyOpt = None,
                  label: Annotated[Optional[str], typer.Option(help="Row name in the table (default: the method).")] = None,
                  cache: Annotated[bool, typer.Option(help="Reuse cached LLM answers; --no-cache when timing.")] = True,
-                 batch_size: int = BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
+                 batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, run_name: Annotated[str, typer.Option(help="Run folder under the cache.")] = "eval",
                  base_model: BaseModelOpt = False, data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Score methods on the benchmark splits: the paper's Table 1 plus cost; resumable. The agent judges with
     the shipped evidence reader (--judge llm: the LLM agent on the shipped trained adapter unless --base-model

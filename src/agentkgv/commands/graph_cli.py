@@ -42,7 +42,7 @@ def export(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
 def bench_graph_read_command(sparql: Annotated[Optional[str], typer.Option(help="A SPARQL endpoint's query URL.")] = None,
                              store: Annotated[Optional[Path], typer.Option(help="A graph file, loaded into an embedded store once.")] = None,
                              page_size: Annotated[int, typer.Option(min=1, help="Triples per page.")] = 1000,
-                             limit: Annotated[Optional[int], typer.Option(help="Stop after N triples.")] = None,
+                             limit: Annotated[Optional[int], typer.Option(min=1, help="Stop after N triples.")] = None,
                              cache_dir: CacheOpt = None) -> None:
     """Triples per second read from a graph with their labels (what `verify --sparql` / `--store` reads), and
     the reading's peak memory: here the triples are counted, not kept (verify keeps the ones it verifies)."""

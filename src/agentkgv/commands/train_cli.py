@@ -31,7 +31,7 @@ def teacher(triples: Annotated[int, typer.Option(help="Training triples (positiv
             max_searches: Annotated[int, typer.Option(help="Searches after which the teacher must answer.")] = 3,
             temperature: float = 0.5, seed: int = 13,
             config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, base_url: BaseUrlOpt = None,
-            retriever: RetrieverOpt = None, batch_size: int = 16, run_name: TrainRunOpt = "sft",
+            retriever: RetrieverOpt = None, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = 16, run_name: TrainRunOpt = "sft",
             data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Stage-1 data: run a teacher through the agent loop over training triples; resumable."""
     if policy not in ("privileged", "llm"):

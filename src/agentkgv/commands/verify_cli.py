@@ -38,7 +38,7 @@ app = typer.Typer()
 
 
 @app.command(rich_help_panel=VERIFY)
-def search(query: Annotated[list[str], typer.Argument(help="One or more queries.")], k: int = 5,
+def search(query: Annotated[list[str], typer.Argument(help="One or more queries.")], k: Annotated[int, typer.Option(min=1, help="Passages per query.")] = 5,
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None, index: IndexOpt = None,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Search the corpus, or an index of your documents (--index), from the shell."""
@@ -68,7 +68,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
                                                "read it from there in pages: for graphs too large to parse in memory.")] = False,
            lang: Annotated[str, typer.Option(help="Language of the labels read from a graph.")] = "en",
            page_size: Annotated[int, typer.Option(min=1, help="Triples per page read from a graph.")] = 1000,
-           limit: Annotated[Optional[int], typer.Option(help="Verify only the first N triples.")] = None,
+           limit: Annotated[Optional[int], typer.Option(min=1, help="Verify only the first N triples.")] = None,
            method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
            retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
            config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
@@ -86,7 +86,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            shapes: Annotated[Optional[Path], typer.Option(help="SHACL shapes the graph should meet: each violation is "
                                                           "evidence against its triple.")] = None,
            graph_prior: Annotated[Optional[Path], typer.Option(help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
-           base_model: BaseModelOpt = False, batch_size: int = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
+           base_model: BaseModelOpt = False, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
            data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Verify triples from a file or a SPARQL endpoint: one JSONL record per triple with verdict, confidence,
@@ -181,7 +181,7 @@ def compare(first: Annotated[Path, typer.Argument(help="Verdicts JSONL (or an ev
 def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written by `agentkgv verify`.")],
            output: Annotated[Path, typer.Option("--output", "-o", help="The HTML page to write.")],
            review: Annotated[Optional[Path], typer.Option(help="Review queue CSV (default <output>.review.csv).")] = None,
-           review_below: Annotated[float, typer.Option(help="Confidence under which a verdict goes to review.")] = 0.7) -> None:
+           review_below: Annotated[float, typer.Option(min=0.0, max=1.0, help="Confidence under which a verdict goes to review.")] = 0.7) -> None:
     """One self-contained HTML page of a run's verdicts, plus a CSV of the ones a person should check."""
     queue = review or output.with_name(output.stem + ".review.csv")
     summary = write_report(verdicts, output, queue, review_below)
@@ -190,7 +190,7 @@ def report(verdicts: Annotated[Path, typer.Argument(help="Verdicts JSONL written
 
 @app.command(rich_help_panel=VERIFY)
 def demo(data_dir: DataOpt = None, cache_dir: CacheOpt = None,
-         limit: Annotated[int, typer.Option(help="Triples per split (a fixed balanced subset).")] = 20) -> None:
+         limit: Annotated[int, typer.Option(min=1, help="Triples per split (a fixed balanced subset).")] = 20) -> None:
     """The main job on the embedded defaults: build what is missing, verify a sample, print the table.
 
     Runs the AgentKGV agent (judging with the shipped evidence readers) on BM25, next to the lexical check it

@@ -58,6 +58,8 @@ class PredicateRow:
 
 
 def write_report(verdicts_path: Path, output: Path, review_path: Path, review_below: float) -> ReportSummary:
+    if not 0.0 <= review_below <= 1.0:  # NaN fails this too
+        raise DataError("--review-below", f"a confidence from 0 to 1, not {review_below}")
     refuse_overwriting([verdicts_path], [output, review_path])
     if not verdicts_path.is_file():
         raise DataError(verdicts_path, "no verdicts file here: give the file `agentkgv verify -o` wrote")
