@@ -196,3 +196,49 @@ def test_a_distrusted_folder_alone_decides_nothing(tmp_path, data):
         record = json.loads(out.read_text())
         assert record["verdict"] is expected and record["undecided"] is (expected is None)
         assert record["evidence"][0]["source"].endswith("blog/post.txt")
+
+
+def distrusted_of(report) -> "DistrustedSource":
+    from agentkgv.retrieval.guard import DistrustedSource
+
+    return DistrustedSource(report.manifest.retriever_config().distrust)
+
+
+def test_a_link_in_a_distrusted_folder_keeps_its_text_distrusted(tmp_path):
+    docs, outside = tmp_path / "docs", tmp_path / "elsewhere"
+    (docs / "blog").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "claim.txt").write_text("Ilse Brandt was born in Madrid.")
+    (docs / "blog" / "claim.txt").symlink_to(outside / "claim.txt")
+    (docs / "notes.txt").write_text("The Eiffel Tower stands in Paris.")
+    report = update_index(tmp_path / "idx", [docs], distrust=[docs / "blog"])
+    guard = distrusted_of(report)
+    assert guard.covers("doc:" + str((outside / "claim.txt").resolve()))
+    assert not guard.covers("doc:" + str((docs / "notes.txt").resolve()))
+    # Trusted again, the folder's link is trusted with it.
+    assert not distrusted_of(update_index(tmp_path / "idx", trust=[docs / "blog"])).covers(
+        "doc:" + str((outside / "claim.txt").resolve()))
+
+
+def test_passages_that_share_an_id_are_all_kept(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "untrusted").mkdir(parents=True)
+    (docs / "facts.csv").write_text("id,text\n1,Allan Peiper was born in Alexandra.\n")
+    (docs / "untrusted" / "rumours.csv").write_text("id,text\n1,Allan Peiper was born in Paris.\n")
+    report = update_index(tmp_path / "idx", [docs], distrust=[docs / "untrusted"])
+    assert report.passages == 2 and any("shared an id" in warning for warning in report.warnings)
+    index = open_index(Workspace(cache=tmp_path / "cache"), str(tmp_path / "idx"))
+    texts = {hit.passage.text for hit in index.retriever.search(["Allan Peiper born"], 5)[0]}
+    assert texts == {"Allan Peiper was born in Alexandra.", "Allan Peiper was born in Paris."}
+
+
+def test_an_index_inside_the_documents_is_never_read_as_documents(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Allan Peiper was born in Alexandra.")
+    ws = Workspace(cache=docs / "cache")
+    folder = ws.indexes / "mine"
+    first = update_index(folder, [docs])
+    second = update_index(folder, [docs])  # the index now lies inside docs/
+    assert first.passages == second.passages == 1
+    assert all("cache" not in key for key in second.manifest.files)

@@ -15,6 +15,11 @@ from agentkgv.data.errors import DataError
 
 DEFAULT_DATA_DIR = Path("../shared/data")
 DEFAULT_CACHE_DIR = Path(".cache")
+# The Cache Directory Tagging Specification's file (bford.info/cachedir): backup tools skip the folder, and
+# `index` never reads one as documents.
+CACHE_TAG = "CACHEDIR.TAG"
+_CACHE_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                   "# This file is a cache directory tag created by AgentKGV: everything here is derived.\n")
 
 
 def data_dir() -> Path:
@@ -34,6 +39,9 @@ class Workspace:
         self.data = Path(data) if data else data_dir()
         self.cache = Path(cache) if cache else cache_dir()
         self.cache.mkdir(parents=True, exist_ok=True)
+        tag = self.cache / CACHE_TAG
+        if not tag.exists():
+            tag.write_text(_CACHE_TAG_TEXT, encoding="utf-8")
 
     @property
     def benchmark(self) -> Path:

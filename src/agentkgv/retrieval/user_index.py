@@ -32,7 +32,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -44,9 +44,10 @@ from agentkgv.data.jsonl import read_json
 from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.records import Passage
 from agentkgv.encoders import DEFAULT_EMBEDDING_MODEL
-from agentkgv.paths import Workspace, check_name
+from agentkgv.paths import CACHE_TAG, Workspace, check_name
 from agentkgv.retrieval.base import Retriever
 from agentkgv.retrieval.factory import RetrieverConfig, build_retriever, load_retriever
+from agentkgv.retrieval.guard import DistrustedSource
 from agentkgv.retrieval.index_generations import MANIFEST_FILE, PARTIAL, discard_leftovers, link_tree, next_generation, prune, publish, live_generation, writer_lock
 
 PASSAGES_FILE = "passages.jsonl"
@@ -74,13 +75,16 @@ class Manifest(BaseModel):
     fingerprint: str = ""
     # Files and folders (resolved paths) whose passages alone never decide a verdict (`index --distrust`).
     distrusted: list[str] = []
+    # The files reached through a link under a distrusted folder, where they resolve to: a mark follows the
+    # text, not the path it was reached by. Recomputed at every update from the marks above.
+    distrusted_targets: list[str] = []
     # What a run over this index makes of a triple its documents do not state (`index --absence`): "unknown",
     # for documents that need not state every true triple, or "false", for documents said to state them all.
     absence: Literal["false", "unknown"] = "unknown"
 
     def retriever_config(self) -> RetrieverConfig:
         return RetrieverConfig(kind=self.kind, embedding_model=self.embedding_model, index=self.name,
-                               distrust=tuple(self.distrusted))
+                               distrust=tuple(self.distrusted + self.distrusted_targets))
 
     @property
     def passages(self) -> int:
@@ -181,6 +185,7 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         _take_in(documents, manifest, by_file, report, progress, on_step)
         distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
         manifest.distrusted = sorted(distrusted - {str(p.resolve()) for p in trust})
+        manifest.distrusted_targets = linked_out(manifest.distrusted, manifest.files)
         same_passages = stored is not None and not report.parsed and not report.skipped and (
             stored.kind, stored.embedding_model) == (manifest.kind, manifest.embedding_model)
         report.passages = manifest.passages
@@ -193,7 +198,7 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         if same_passages:  # only trust marks or modification times changed: the built files are reused
             link_tree(live, partial, skip={MANIFEST_FILE})
         else:
-            passages = [passage for key in sorted(by_file) for passage in by_file[key]]
+            passages = _unique_ids([passage for key in sorted(by_file) for passage in by_file[key]], report)
             if not passages:
                 shutil.rmtree(partial)
                 raise DataError(folder, "no passages to index: every document was empty or unreadable "
@@ -213,9 +218,54 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         return report
 
 
+def _derived(file: Path) -> bool:
+    """A file of an index (a generation holds a manifest beside its passages) or of an AgentKGV cache: never a
+    document, whoever's index it is."""
+    for parent in file.resolve().parents:
+        if (parent / MANIFEST_FILE).is_file() and (parent / PASSAGES_FILE).is_file():
+            return True
+        if (parent / CACHE_TAG).is_file():
+            return True
+    return False
+
+
+def linked_out(marks: list[str], files: dict[str, FileEntry]) -> list[str]:
+    """The indexed files that a link under one of the folders `marks` resolves to, outside every mark."""
+    guard = DistrustedSource(tuple(marks))
+    targets = set()
+    for mark in map(Path, marks):
+        if mark.is_dir():
+            for file in discover([mark]):
+                target = str(file.resolve())
+                if target in files and not guard.covers(target):
+                    targets.add(target)
+    return sorted(targets)
+
+
+def _unique_ids(passages: list[Passage], report: IndexReport) -> list[Passage]:
+    """Passages with ids unique in the index: a repeated id (two users' tables numbering rows 1, 2, ...)
+    gets its source's hash appended, so neither passage is dropped; said once."""
+    seen: set[str] = set()
+    unique, renamed = [], 0
+    for passage in passages:
+        if passage.id in seen:
+            renamed += 1
+            suffix = hashlib.sha256(passage.source.encode()).hexdigest()[:8]
+            passage, n = replace(passage, id=f"{passage.id}@{suffix}"), 1
+            while passage.id in seen:  # a repeat within one source
+                n += 1
+                passage = replace(passage, id=f"{passage.id.rsplit('#', 1)[0]}#{n}")
+        seen.add(passage.id)
+        unique.append(passage)
+    if renamed:
+        report.warnings.append(f"{renamed} passages shared an id with another (a table's own ids): each kept, "
+                               "renamed `<id>@<source hash>`")
+    return unique
+
+
 def _take_in(documents: list[Path], manifest: Manifest, by_file: dict[str, list[Passage]], report: IndexReport,
              progress: Callable[[int, int], None], on_step: Callable[[str], None]) -> None:
-    files = list(discover(list(documents)))
+    files = [file for file in discover(list(documents)) if not _derived(file)]
     if files:
         on_step(f"reading {len(files)} files")
     sizes = {file: file.stat().st_size for file in files}
