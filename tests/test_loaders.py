@@ -351,7 +351,7 @@ def test_malformed_ntriples_names_line(tmp_path):
 
 def test_malformed_turtle_names_line(tmp_path):
     path = _write(tmp_path, "bad.ttl", "@prefix ex: <http://ex.org/> .\nex:a ex:p ex:b .\nex:a ex:p\n")
-    with pytest.raises(DataError, match=r"bad\.ttl:\d+: bad turtle syntax"):
+    with pytest.raises(DataError, match=r"bad\.ttl:\d+: not valid turtle"):
         list(read_triples(path))
 
 
@@ -397,3 +397,18 @@ def test_dataset_loaders_name_file_and_field(tmp_path):
     _write(ground_truth, "ont_1_movie_ground_truth.jsonl", '{"sent": "s", "triples": [{"sub": "a"}]}\n')
     with pytest.raises(DataError, match=r"ont_1_movie_ground_truth\.jsonl:1: field 'triples\[0\]\.rel'"):
         list(iter_tekgen_facts(tmp_path))
+
+
+def test_blank_nodes_get_the_same_names_on_every_parse(tmp_path):
+    path = _write(tmp_path, "b.ttl", "@prefix ex: <http://ex.org/> .\n"
+                                     "ex:a ex:address [ ex:city ex:Lyon ; ex:street \"Rue 1\" ] .\n"
+                                     "ex:b ex:address [ ex:city ex:Nice ] .\n")
+    first, second = (sorted((t.id, t.triple.rdf) for t in read_triples(path)) for _ in range(2))
+    assert first == second and any("_:b" in str(rdf) for _, rdf in first)
+
+
+def test_a_long_literal_is_read_whole(tmp_path):
+    text = "x" * 2_000_000
+    path = _write(tmp_path, "long.nt", f'<http://ex.org/a> <http://ex.org/note> "{text}" .\n')
+    [item] = list(read_triples(path))
+    assert item.triple.object == text

@@ -6,13 +6,13 @@ as the verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from rdflib import RDFS, SKOS, BNode, Graph, Literal, URIRef
-from rdflib.plugins.parsers.notation3 import BadSyntax
+from rdflib import RDFS, SKOS, XSD, BNode, Graph, Literal, URIRef
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import decoded_lines
@@ -58,6 +58,7 @@ def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "gra
     """The triples an rdflib graph states, to verify: every statement but labels and other names, named by the
     graph's labels (rdfs:label, skos:prefLabel; skos:altLabel as aliases) or the IRI's local name. `name` starts
     their ids; `origin` is named in errors."""
+    graph = stable_blank_nodes(graph)
     names, aliases = _names(graph), _alt_labels(graph)
     claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
     for index, (subject, predicate, obj) in enumerate(claims, start=1):
@@ -78,17 +79,19 @@ def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "gra
         )
 
 
+# Graph files are read by Oxigraph's parser: linear in a file's size (rdflib's N-Triples reader is quadratic in
+# a literal's length: 186 s for one 5 MB literal), its errors naming the line.
+_OXIGRAPH = {"nt": "N_TRIPLES", "turtle": "TURTLE"}
+
+
 def _parse(path: Path, rdflib_format: str) -> Graph:
-    for _ in decoded_lines(path):  # rdflib's own decoding error names no line
+    for _ in decoded_lines(path):  # a line that is not UTF-8 is named as such
         pass
     graph = Graph()
     try:
-        graph.parse(path, format=rdflib_format)
-    except BadSyntax as error:
-        raise DataError(path, f"bad {rdflib_format} syntax: {error.args[-1]}", error.lines + 1) from None
-    except Exception as error:  # rdflib raises several unrelated types; all mean the file cannot be read
-        line = _first_bad_line(path, rdflib_format)
-        raise DataError(path, f"not valid {rdflib_format}: {error}", line) from None
+        _add_parsed(graph, path, {"path": str(path)}, rdflib_format)
+    except SyntaxError as error:
+        raise DataError(path, f"not valid {rdflib_format}: {_message(error)}", error.lineno) from None
     return graph
 
 
@@ -99,22 +102,63 @@ def _parse_lines(path: Path, on_error: Callable[[DataError], None]) -> Graph:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            graph.parse(data=line, format="nt")
-        except Exception as error:  # as in _parse: rdflib's error types vary
-            on_error(DataError(path, f"not valid nt: {error}", number))
+            _add_parsed(graph, path, {"input": line}, "nt")
+        except SyntaxError as error:
+            on_error(DataError(path, f"not valid nt: {_message(error)}", number))
     return graph
 
 
-def _first_bad_line(path: Path, rdflib_format: str) -> int | None:
-    """N-Triples errors carry no line number; each line is a statement, so parse them one by one."""
-    if rdflib_format != "nt":
-        return None
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        try:
-            Graph().parse(data=line, format="nt")
-        except Exception:
-            return number
-    return None
+def _message(error: SyntaxError) -> str:
+    return re.sub(r"^Parser error at line \d+ (?:between columns \d+ and \d+|column \d+): ", "", error.msg or str(error))
+
+
+def _add_parsed(graph: Graph, path: Path, source: dict, rdflib_format: str) -> None:
+    import pyoxigraph as ox
+
+    for quad in ox.parse(**source, format=getattr(ox.RdfFormat, _OXIGRAPH[rdflib_format])):
+        graph.add((_rdflib_term(quad.subject, path), URIRef(quad.predicate.value), _rdflib_term(quad.object, path)))
+
+
+def _rdflib_term(term: object, path: Path) -> object:
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return Literal(term.value, lang=term.language)
+        datatype = term.datatype.value
+        return Literal(term.value, datatype=None if datatype == str(XSD.string) else URIRef(datatype))
+    raise DataError(path, f"a triple term (RDF 1.2) is not a claim this verifier reads: {term}")
+
+
+def stable_blank_nodes(graph: Graph) -> Graph:
+    """The graph with each blank node named by what the graph says of it (a hash of its triples, other blank
+    nodes read as `_`), so that the same file gives the same names on every parse: rdflib and Turtle's
+    `[ ]` name them anew each time, and a run over the graph must resume. Blank nodes alike in every triple
+    are interchangeable, and are numbered."""
+    nodes = {term for triple in graph for term in (triple[0], triple[2]) if isinstance(term, BNode)}
+    if not nodes:
+        return graph
+
+    def shown(term: object) -> str:
+        return "_" if isinstance(term, BNode) else term.n3()
+
+    signature = {node: hashlib.sha1("\n".join(sorted(
+        [f"> {p.n3()} {shown(o)}" for p, o in graph.predicate_objects(node)]
+        + [f"< {shown(s)} {p.n3()}" for s, p in graph.subject_predicates(node)])).encode()).hexdigest()[:16]
+        for node in nodes}
+    seen: dict[str, int] = {}
+    names = {}
+    for node in sorted(nodes, key=lambda n: signature[n]):
+        n = seen[signature[node]] = seen.get(signature[node], 0) + 1
+        names[node] = BNode(f"b{signature[node]}" + (f"n{n}" if n > 1 else ""))
+    stable = Graph()
+    for s, p, o in graph:
+        stable.add((names.get(s, s), p, names.get(o, o)))
+    return stable
 
 
 def _names(graph: Graph) -> dict:
