@@ -62,3 +62,37 @@ def test_verify_skip_mode_writes_rejected_rows_beside_the_output(tmp_path, data,
     rejected = [json.loads(r) for r in (tmp_path / "verdicts.jsonl.rejected.jsonl").read_text().splitlines()]
     assert [(r["line"], r["field"]) for r in rejected] == [(2, None), (4, "id")]
     assert "not UTF-8" in rejected[0]["error"] and "duplicate id 'a'" in rejected[1]["error"]
+
+
+def test_inputs_that_once_ended_in_a_traceback_or_a_hang_are_clear_errors(tmp_path):
+    import os
+
+    from agentkgv.data.documents import parse_document, ChunkConfig, DocumentError
+    from agentkgv.data.documents import discover
+
+    big = tmp_path / "big.csv"
+    big.write_text("subject,predicate,object\nAda," + "x" * 300_000 + ",London\n")
+    [item] = list(read_triples(big))  # a cell over the csv module's default limit
+    assert len(item.triple.predicate) == 300_000
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 200_000 + "]" * 200_000 + "\n")
+    with pytest.raises(DataError, match="deep.jsonl:1: JSON nested too deep"):
+        list(read_triples(deep))
+    surrogate = tmp_path / "s.jsonl"
+    surrogate.write_text('{"subject": "Ada\\ud800", "predicate": "born in", "object": "London"}\n')
+    with pytest.raises(DataError, match=r"s.jsonl:1: field 'subject': a lone surrogate"):
+        list(read_triples(surrogate))
+    as_object = tmp_path / "o.jsonl"
+    as_object.write_text('{"subject": {"a": 1}, "predicate": "born in", "object": "London"}\n')
+    with pytest.raises(DataError, match=r"o.jsonl:1: field 'subject': expected a name, got dict"):
+        list(read_triples(as_object))
+    page = tmp_path / "deep.html"
+    page.write_text("<div>" * 100_000 + "text" + "</div>" * 100_000)
+    with pytest.raises(DocumentError, match="nested 100000 elements deep"):
+        parse_document(page, page.read_bytes(), ChunkConfig())
+    pipe = tmp_path / "pipe.csv"
+    os.mkfifo(pipe)
+    with pytest.raises(DataError, match="not a regular file"):
+        list(read_triples(pipe))
+    with pytest.raises(DataError, match="not a regular file"):
+        list(discover([pipe]))

@@ -10,10 +10,11 @@ from importlib import metadata
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from agentkgv.commands import bench_cli, build_cli, graph_cli, review_cli, train_cli, verify_cli
 from agentkgv.commands.display import console
-from agentkgv.commands.options import INTERRUPTED, USER_ERROR
+from agentkgv.commands.options import INTERRUPTED, OPTION_ERROR, USER_ERROR
 from agentkgv.core.runner import RunLocked, RunSettingsChanged
 from agentkgv.data.errors import DataError
 
@@ -49,6 +50,12 @@ def main() -> None:
     except (DataError, RunLocked, RunSettingsChanged) as error:
         console.print(f"[bold red]error:[/] {error}")
         sys.exit(USER_ERROR)
+    except ValidationError as error:  # a setting an option gave, refused by its typed model
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"]) or error.title
+            console.print(f"[bold red]error:[/] invalid value for {where.replace('_', '-')}: "
+                          f"{problem['msg']} (got {problem.get('input')!r})")
+        sys.exit(OPTION_ERROR)
     except OSError as error:
         if error.filename is None:  # a network or library fault, not a path: its traceback is the report
             raise

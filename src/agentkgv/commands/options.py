@@ -14,6 +14,8 @@ from agentkgv.core.ray_runner import RayOptions
 # Exit codes a pipeline can act on: 0 every triple verified; USER_ERROR bad input or settings, refused
 # before any work; SOME_FAILED a run that finished without a verdict for some triples (a rerun retries them).
 USER_ERROR, SOME_FAILED, INTERRUPTED = 2, 3, 130
+# A command-line value its typed setting refused (click uses 2 for a bad option too).
+OPTION_ERROR = 2
 # The panels `agentkgv --help` groups its commands in.
 VERIFY, BUILD, REVIEW, GRAPH, TRAIN, BENCH = ("Verify and report", "Build", "Review", "Graphs", "Train",
                                           "Benchmark and test tools")

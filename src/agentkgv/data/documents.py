@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import chunk_text
-from agentkgv.data.jsonl import decoded_lines, read_jsonl
+from agentkgv.data.jsonl import decoded_lines, raise_field_limit, read_jsonl
 from agentkgv.data.records import Passage
 from agentkgv.data.tekgen import repair_mojibake
 
@@ -73,6 +73,8 @@ def discover(paths: list[Path]) -> Iterator[Path]:
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif not path.is_file():
+            raise DataError(path, "not a regular file (a pipe or a device): give files or folders of documents")
         else:
             found = [path]  # an unsupported one is then reported by parse_document, not passed over
         for file in found:
@@ -98,7 +100,7 @@ def parse_document(path: Path, data: bytes, config: ChunkConfig) -> ParsedDocume
             if suffix in MARKDOWN_SUFFIXES:
                 sections = _markdown_sections(text)
             elif suffix in HTML_SUFFIXES:
-                sections = _html_sections(text)
+                sections = _html_sections(text, path)
             else:
                 sections = _text_sections(text)
         passages = [passage for section in sections for passage in _section_passages(path, section, config)]
@@ -132,10 +134,33 @@ def _markdown_sections(text: str) -> list[Section]:
     return _html_sections(MarkdownIt("commonmark").render(text))
 
 
-def _html_sections(html: str) -> list[Section]:
+# Deeper than any page a person writes; the HTML parser's time grows with the square of the depth (100,000
+# nested <div>s ran for over five minutes), so a page nested deeper is skipped with its reason.
+MAX_HTML_DEPTH = 2_000
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+                   "p", "li", "td", "tr", "th", "option"})  # void, or closed implicitly often enough
+
+
+def html_depth(html: str) -> int:
+    """How deep a page's elements nest, counted in one pass over its tags."""
+    depth = deepest = 0
+    for closing, name, self_closing in _TAG.findall(html):
+        if name.lower() in _VOID or self_closing:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _html_sections(html: str, path: Path | None = None) -> list[Section]:
     """Visible text of the page, one section per heading; the <title> heads the text before the first."""
     from bs4 import BeautifulSoup
 
+    depth = html_depth(html)
+    if depth > MAX_HTML_DEPTH:
+        raise DocumentError(path or "page", f"HTML nested {depth} elements deep (over {MAX_HTML_DEPTH}): not a page "
+                                            "to read; skipped")
     soup = BeautifulSoup(html, "html.parser")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_NOT_TEXT):
@@ -210,6 +235,7 @@ def _table_rows(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict]]:
             else:
                 warnings.append(str(DataError(path, "expected a JSON object; row skipped", line)))
         return
+    raise_field_limit()
     lines = decoded_lines(path, on_error=lambda error: warnings.append(f"{error}; row skipped"))
     reader = csv.DictReader(lines, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
     if "text" not in [name.strip() for name in reader.fieldnames or []]:

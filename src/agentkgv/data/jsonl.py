@@ -35,12 +35,25 @@ def read_jsonl(path: str | Path, on_error: Callable[[DataError], None] | None = 
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            record = json.loads(line)
         except json.JSONDecodeError as error:
             problem = DataError(path, f"not valid JSON ({error.msg} at column {error.colno})", number)
-            if on_error is None:
-                raise problem from None
-            on_error(problem)
+        except RecursionError:  # Python's JSON reader recurses once per level of nesting
+            problem = DataError(path, "JSON nested too deep to be a record", number)
+        else:
+            yield number, record
+            continue
+        if on_error is None:
+            raise problem
+        on_error(problem)
+
+
+def raise_field_limit() -> None:
+    """Let the csv module read a cell of any size (its default limit is 128 KiB: a long passage in a table)."""
+    import csv
+    import sys
+
+    csv.field_size_limit(sys.maxsize)
 
 
 def read_json(path: str | Path) -> object:

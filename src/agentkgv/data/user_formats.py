@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.jsonl import decoded_lines, read_jsonl, write_jsonl
+from agentkgv.data.jsonl import decoded_lines, raise_field_limit, read_jsonl, write_jsonl
 from agentkgv.data.rdf_graphs import read_rdf
 from agentkgv.data.records import LabeledTriple, Triple
 
@@ -47,6 +47,8 @@ def read_triples(path: Path, fmt: str | None = None,
         raise DataError(path, "file not found")
     if path.is_dir():
         raise DataError(path, "a folder, not a file of triples: give the file inside it")
+    if not path.is_file():
+        raise DataError(path, "not a regular file (a pipe or a device): give a file of triples")
     on_error = None if rejected is None else rejected.append
     if fmt == "jsonl":
         rows = _read_jsonl(path, on_error)
@@ -106,6 +108,7 @@ def _read_jsonl(path: Path, on_error: Callable[[DataError], None] | None) -> Ite
 
 
 def _read_table(path: Path, on_error: Callable[[DataError], None] | None) -> Iterator[tuple[int, dict]]:
+    raise_field_limit()
     lines = iter(decoded_lines(path, on_error))
     header = next(lines, "")
     reader = csv.DictReader(itertools.chain([header], lines), delimiter="\t" if "\t" in header else ",")
@@ -129,7 +132,9 @@ def _from_row(row: dict, path: Path, line: int) -> LabeledTriple:
         value = next((row[name] for name in names if row.get(name) not in (None, "")), None)
         if value is None or not str(value).strip():
             raise DataError(path, "missing or empty", line, field)
-        values[field] = str(value).strip()
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise DataError(path, f"expected a name, got {type(value).__name__} {json.dumps(value)[:60]}", line, field)
+        values[field] = _text(str(value).strip(), path, line, field)
     optional = {key: str(row[key]).strip() for key in _OPTIONAL if row.get(key) not in (None, "")}
     for key in _ALIASES:
         if row.get(key) not in (None, ""):
@@ -140,6 +145,15 @@ def _from_row(row: dict, path: Path, line: int) -> LabeledTriple:
         label=_label(row.get("label"), path, line),
         source=f"user:{path.name}",
     )
+
+
+def _text(value: str, path: Path, line: int, field: str) -> str:
+    """A name that can be written back: a lone surrogate (`"\\ud800"` in JSON) is no character."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise DataError(path, f"a lone surrogate (\\u{ord(value[error.start]):04x}) is no character", line, field) from None
+    return value
 
 
 def _aliases(value: object, path: Path, line: int, field: str) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ from urllib.parse import quote
 import pyoxigraph as ox
 
 from agentkgv.core.verdict import Finding, Verdict
+from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
 
 KGV = "https://w3id.org/agentkgv/ns#"
@@ -64,6 +65,10 @@ class Graphs:
 
     @staticmethod
     def under(base: str) -> Graphs:
+        try:
+            ox.NamedNode(base + "verdicts")
+        except ValueError as error:
+            raise DataError("--base", f"not an IRI to name graphs under: {base!r} ({error})") from None
         return Graphs(*(ox.NamedNode(base + name) for name in ("verdicts", "cleaned", "flagged")))
 
 
@@ -149,7 +154,9 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
 def write_rdf(quads: Iterable[ox.Quad], path: Path) -> None:
     """TriG or N-Quads, by the file's suffix."""
     if path.suffix.lower() not in FORMATS:
-        raise ValueError(f"{path}: write verdicts as {' or '.join(FORMATS)} (named graphs need a quad format)")
+        raise DataError(path, f"write verdicts as {' or '.join(FORMATS)} (named graphs need a quad format)")
+    if not path.parent.is_dir():
+        raise DataError(path, f"no folder {path.parent} to write into: create it or choose another -o")
     ox.serialize(quads, str(path), FORMATS[path.suffix.lower()],
                  prefixes={"kgv": KGV, "prov": PROV, "dcterms": DCTERMS, "xsd": XSD, "rdf": RDF})
 
