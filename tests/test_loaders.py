@@ -319,7 +319,7 @@ def test_predicate_words():
     assert predicate_words("date_of_birth") == "date of birth"
     assert predicate_words("hasURL") == "has URL"
     assert predicate_words("P19") == "P19"
-    assert set(SUPPORTED_FORMATS) == {"jsonl", "csv", "tsv", "nt", "ttl"}
+    assert set(SUPPORTED_FORMATS) == {"jsonl", "csv", "tsv", "nt", "ttl", "nq", "trig"}
 
 
 # --- bad input ---------------------------------------------------------------------------------------
@@ -356,7 +356,7 @@ def test_malformed_turtle_names_line(tmp_path):
 
 
 def test_unknown_format(tmp_path):
-    with pytest.raises(DataError, match="supported: jsonl, csv, tsv, nt, ttl"):
+    with pytest.raises(DataError, match="supported: jsonl, csv, tsv, nt, ttl, nq, trig"):
         read_triples(_write(tmp_path, "g.xml", "<x/>"))
 
 
@@ -412,3 +412,11 @@ def test_a_long_literal_is_read_whole(tmp_path):
     path = _write(tmp_path, "long.nt", f'<http://ex.org/a> <http://ex.org/note> "{text}" .\n')
     [item] = list(read_triples(path))
     assert item.triple.object == text
+
+
+def test_quad_files_are_read_as_one_graph(tmp_path):
+    quads = _write(tmp_path, "g.nq", '<http://ex.org/a> <http://ex.org/p> "x" <http://ex.org/g1> .\n'
+                                     '<http://ex.org/a> <http://ex.org/q> "y" .\n')
+    trig = _write(tmp_path, "g.trig", '<http://ex.org/g1> { <http://ex.org/a> <http://ex.org/p> "x" . }\n')
+    assert sorted(t.triple.object for t in read_triples(quads)) == ["x", "y"]
+    assert [t.triple.object for t in read_triples(trig)] == ["x"]

@@ -60,7 +60,7 @@ class KGVerifier:
                aliases: str | Path | None = None, on_error: OnError = "fail", name: str | None = None,
                graph: GraphSettings | None = GraphSettings()) -> list[Verdict]:
         """The verdicts of `triples`: an iterable of (subject, predicate, object) sequences or `Triple`s, an rdflib
-        `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl; with `on_error="skip"` its bad rows
+        `Graph`, or the path of a triples file (.jsonl .csv .tsv .nt .ttl .nq .trig; with `on_error="skip"` its bad rows
         are written beside `output`, or beside the file, and left out).
 
         Without `output` the verifier the first call loads verifies them in memory, in their order, and an error
@@ -140,6 +140,9 @@ def index_documents(name: str, documents: Iterable[str | Path] | str | Path = ()
     """Create the named index of a user's documents (files and folders: .txt .md .html .pdf, passage tables), or
     update it: only new or changed files are read. `distrust`: sources kept but never deciding alone. Read it with
     `KGVerifier(index=name)`."""
+    _check_name(name, "name")
+    if documents is None:
+        raise DataError("documents", "expected files or folders of documents, got None")
     return update_document_index(Workspace(None, cache_dir and Path(cache_dir)), name, _paths(documents), retriever,
                                  embedding_model, chunking, hooks, _paths(trust), _paths(distrust), wait, absence)
 

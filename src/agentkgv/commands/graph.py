@@ -57,6 +57,7 @@ def open_store(ws: Workspace, graph: Path, hooks: Hooks = SILENT) -> EmbeddedSto
     key = hashlib.sha1(f"{graph.resolve()} {stat.st_size} {stat.st_mtime_ns}".encode()).hexdigest()[:16]
     folder = ws.cache / "stores" / f"{graph.stem}-{key}"
     loaded = folder / "loaded"
+    folder.mkdir(parents=True, exist_ok=True)  # a fresh cache has no stores folder yet
     store = EmbeddedStore(folder)
     if not loaded.exists():
         hooks.note(f"loading {graph.name} into an embedded store at {folder} (once)")

@@ -27,7 +27,7 @@ from agentkgv.config import index_manifest
 from agentkgv.core.runner import errors_path, load_run
 from agentkgv.data.benchmark import load_stats
 from agentkgv.data.errors import DataError
-from agentkgv.data.sparql import GraphSelection
+from agentkgv.data.sparql import LANGUAGE_TAG, GraphSelection
 from agentkgv.eval.compare import compare_runs
 from agentkgv.eval.html_report import write_report
 from agentkgv.graph.checker import GraphSettings
@@ -58,7 +58,7 @@ def search(query: Annotated[list[str], typer.Argument(help="One or more queries.
 
 
 @app.command(rich_help_panel=VERIFY)
-def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt or .ttl (or --sparql).")] = None,
+def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt, .ttl, .nq or .trig (or --sparql).")] = None,
            output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")] = Path("verdicts.jsonl"),
            sparql: Annotated[Optional[str], typer.Option(help="Read the triples from this SPARQL 1.1 endpoint (its query URL).")] = None,
            pattern: Annotated[Optional[str], typer.Option(help="With --sparql or --store: a graph pattern binding ?s ?p ?o "
@@ -97,6 +97,8 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     ws = Workspace(data_dir, cache_dir)
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
+    if not LANGUAGE_TAG.fullmatch(lang):
+        raise typer.BadParameter(f"a language tag such as en or pt-BR, not {lang!r}", param_hint="--lang")
     check_output(output)  # before the triples are read, which may take long
     verifier = KGVerifier(config, index=index, base_model=base_model, data_dir=data_dir, cache_dir=cache_dir, hooks=HOOKS,
                           method=method, backend=backend, model=model, adapter=adapter, summarizer=summarizer,

@@ -81,7 +81,7 @@ def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "gra
 
 # Graph files are read by Oxigraph's parser: linear in a file's size (rdflib's N-Triples reader is quadratic in
 # a literal's length: 186 s for one 5 MB literal), its errors naming the line.
-_OXIGRAPH = {"nt": "N_TRIPLES", "turtle": "TURTLE"}
+_OXIGRAPH = {"nt": "N_TRIPLES", "turtle": "TURTLE", "nquads": "N_QUADS", "trig": "TRIG"}
 
 
 def _parse(path: Path, rdflib_format: str) -> Graph:

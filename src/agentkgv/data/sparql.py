@@ -43,7 +43,7 @@ PROLOGUE = "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items()
 ANNOTATIONS = ("rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel", "rdf:subject", "rdf:predicate",
                "rdf:object")
 VERDICT_NAMESPACES = ("https://w3id.org/agentkgv/ns#", "http://www.w3.org/ns/prov#")
-_LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 _PAGING = re.compile(r"\b(LIMIT|OFFSET)\s+\d+\s*$", re.IGNORECASE)
 
 
@@ -108,7 +108,7 @@ class Names:
 def names_of(client: SparqlClient, iris: list[ox.NamedNode], language: str, chunk: int = 400) -> dict[str, Names]:
     """Label and aliases of each IRI (keyed by the IRI's value): the label in `language`, else an untagged
     one, else a `skos:prefLabel`; every other label and `skos:altLabel` in those languages is an alias."""
-    if not _LANGUAGE.fullmatch(language):
+    if not LANGUAGE_TAG.fullmatch(language):
         raise ValueError(f"not a language tag: {language!r}")
     tag = ox.Literal(language)
     found: dict[str, list[tuple[int, str]]] = {}

@@ -23,9 +23,10 @@ from agentkgv.data.jsonl import decoded_lines, raise_field_limit, read_jsonl, wr
 from agentkgv.data.rdf_graphs import read_rdf
 from agentkgv.data.records import LabeledTriple, Triple
 
-SUPPORTED_FORMATS = ("jsonl", "csv", "tsv", "nt", "ttl")
-_SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".nt": "nt", ".ttl": "ttl"}
-_RDFLIB_FORMATS = {"nt": "nt", "ttl": "turtle"}
+SUPPORTED_FORMATS = ("jsonl", "csv", "tsv", "nt", "ttl", "nq", "trig")
+_SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".nt": "nt", ".ttl": "ttl", ".nq": "nq", ".trig": "trig"}
+# A quad format's graph names are not part of a claim: its triples are read as one graph.
+_RDFLIB_FORMATS = {"nt": "nt", "ttl": "turtle", "nq": "nquads", "trig": "trig"}
 _COLUMNS = {"subject": ("subject", "s"), "predicate": ("predicate", "p"), "object": ("object", "o")}
 _OPTIONAL = ("predicate_id", "subject_id", "object_id")
 _ALIASES = ("subject_aliases", "object_aliases")
