@@ -20,8 +20,8 @@ from agentkgv.commands.verify import run_eval
 from agentkgv.config import RunConfig, RunOptions
 from agentkgv.eval.confidence import ConfidenceRow, KindRow
 from agentkgv.data.dbpedia import iter_dbpedia
-from agentkgv.eval.graph_scale import (ScaleRow, ShaclRow, compare_shacl_engines, measure_scale, sample_lines,
-                                       write_scale_graph)
+from agentkgv.eval.graph_scale import (ReadRow, ScaleRow, ShaclRow, compare_shacl_engines, measure_reading,
+                                       measure_scale, sample_lines, write_long_literal, write_scale_graph)
 from agentkgv.graph.profile import build_profile, file_triples
 from agentkgv.eval.real_graph import RealGraphRow
 from agentkgv.eval.shaped_graph import ShapedRow
@@ -131,6 +131,8 @@ def bench_graph_scale_command(triples: Annotated[int, typer.Option(min=1, help="
     rows = (compare_shacl_engines(f"{shacl_sample:,} sampled", sample, profile)
             + compare_shacl_engines("DBpedia set", dbpedia, build_profile(file_triples(dbpedia), dbpedia.name)))
     show("SHACL engines on the profile's own shapes", ShaclRow, rows)
+    long = write_long_literal(ws.cache / "graphs" / "long-literal.nt")
+    show("Reading graph files for verify (Oxigraph's parser)", ReadRow, measure_reading([long, path]))
 
 
 @app.command("bench-dbpedia-graph", rich_help_panel=BENCH)

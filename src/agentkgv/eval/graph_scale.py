@@ -148,3 +148,33 @@ def compare_shacl_engines(name: str, data_path: Path, profile: GraphProfile) -> 
         rows.append(ShaclRow(f"{engine} ({name})", len(data), count, len(set(report.subjects(RDF.type, validation_result))),
                              seconds))
     return rows
+
+
+@dataclass(frozen=True)
+class ReadRow:
+    HEADERS = ("File", "Triples read", "Seconds")
+
+    file: str
+    triples: int
+    seconds: float
+
+    def cells(self) -> list[str]:
+        return [self.file, f"{self.triples:,}", f"{self.seconds:.1f}"]
+
+
+def measure_reading(paths: list[Path]) -> list[ReadRow]:
+    """How long `verify` takes to read each graph file into the claims it checks (data/user_formats.py)."""
+    from agentkgv.data.user_formats import read_triples
+
+    rows = []
+    for path in paths:
+        started = time.perf_counter()
+        count = sum(1 for _ in read_triples(path))
+        rows.append(ReadRow(path.name, count, time.perf_counter() - started))
+    return rows
+
+
+def write_long_literal(path: Path, size: int = 5_000_000) -> Path:
+    """One triple whose literal is `size` characters long."""
+    path.write_text(f'<http://example.org/a> <http://example.org/note> "{"x" * size}" .\n', encoding="utf-8")
+    return path
