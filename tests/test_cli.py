@@ -112,7 +112,7 @@ def test_eval_refuses_an_adapter_that_none_of_its_methods_loads(tmp_path):
     adapter = RunOptions(adapter=tmp_path / "adapter").apply(RunConfig.load(None))
     with pytest.raises(DataError, match="--judge llm"):
         run_eval(ws, adapter, ["agentkgv", "lexical"], ["test_unseen"])
-    assert not any((tmp_path / "cache").iterdir())  # refused before anything was built
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["CACHEDIR.TAG"]  # refused before anything was built
     with pytest.raises(DataError, match="none of lexical"):
         method_runs(ws, adapter, ["lexical"])
     # A method that loads the LLM reads it: the LLM agent, or a baseline beside the reader agent.
