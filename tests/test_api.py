@@ -93,3 +93,15 @@ def test_index_documents_then_verify_against_them(tmp_path, data):
     # The documents do not say where he died: over a user's documents that is not enough evidence, not false.
     assert rode.verdict is None and rode.finding == Finding.NOT_ENOUGH_EVIDENCE.value
     assert verifier.check("Allan Peiper", "place of birth", "Alexandra").trace.steps  # its searches, kept
+
+
+def test_a_users_question_is_open_world_and_the_benchmark_closed(tmp_path, data, small_passages):
+    from agentkgv.commands.verify import method_runs
+    from agentkgv.config import RunConfig
+    from agentkgv.paths import Workspace
+
+    cache = corpus_cache(tmp_path, small_passages)
+    assert KGVerifier(data_dir=data, cache_dir=cache).run.config.reading.absence == "unknown"
+    assert KGVerifier(data_dir=data, cache_dir=cache, absence="false").run.config.reading.absence == "false"
+    [benchmark] = method_runs(Workspace(data, cache), RunConfig(), ["agentkgv"])
+    assert benchmark.config.reading.absence is None  # the reader's own default: silence counts, as the paper scores

@@ -49,6 +49,10 @@ class KGVerifier:
                  hooks: Hooks = SILENT, **options: object):
         self.workspace = Workspace(data_dir and Path(data_dir), cache_dir and Path(cache_dir))
         base = config if isinstance(config, RunConfig) else RunConfig.load(None if config is None else Path(config))
+        if options.get("absence") is None and base.reading.absence is None:
+            # A user's question is open world: silence is "not enough evidence", on the built-in corpus too.
+            # The benchmark commands keep the closed world their scoring needs; an index keeps its own setting.
+            options["absence"] = None if index is not None else "unknown"
         self.hooks = hooks
         # Over a document index the index decides the retriever: one asked for is refused if the index is another.
         self.run = resolve(RunOptions(index=index, **options).apply(base), self.workspace, base_model,
