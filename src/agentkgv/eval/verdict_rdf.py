@@ -157,8 +157,11 @@ def write_rdf(quads: Iterable[ox.Quad], path: Path) -> None:
         raise DataError(path, f"write verdicts as {' or '.join(FORMATS)} (named graphs need a quad format)")
     if not path.parent.is_dir():
         raise DataError(path, f"no folder {path.parent} to write into: create it or choose another -o")
-    ox.serialize(quads, str(path), FORMATS[path.suffix.lower()],
-                 prefixes={"kgv": KGV, "prov": PROV, "dcterms": DCTERMS, "xsd": XSD, "rdf": RDF})
+    try:
+        ox.serialize(quads, str(path), FORMATS[path.suffix.lower()],
+                     prefixes={"kgv": KGV, "prov": PROV, "dcterms": DCTERMS, "xsd": XSD, "rdf": RDF})
+    except OSError as error:  # a read-only folder, a full disk: Oxigraph's error names no path
+        raise DataError(path, f"cannot be written ({error.strerror or error}); choose another -o") from None
 
 
 def insert_statements(quads: Iterable[ox.Quad], graphs: Graphs, chunk: int = 2000) -> Iterator[str]:
