@@ -5,6 +5,7 @@ and turns bad input into one readable line and an exit code.
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import metadata
 from typing import Annotated
@@ -32,8 +33,14 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def options(version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
-                                                  help="Print the version and exit.")] = False) -> None:
+                                                  help="Print the version and exit.")] = False,
+            verbose: Annotated[bool, typer.Option("--verbose", help="Also show the libraries' own progress bars "
+                                                                     "and loading messages.")] = False) -> None:
     """Verify knowledge-graph triples against a document corpus."""
+    if not verbose:
+        # Read by huggingface_hub and transformers when they are first imported, which is after this.
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 # What a Ctrl-C leaves, by command: every command that writes keeps what it finished.

@@ -230,7 +230,7 @@ def preflight(ws: Workspace, resolved: ResolvedRun, output: Path, aliases: Path 
 def read_graph(items: list[LabeledTriple], settings: GraphSettings, name: str, hooks: Hooks = SILENT) -> OpenGraph:
     """What the triples' graph says of them (graph/checker.py): the triples are the graph, profiled unless a
     saved profile is given."""
-    with hooks.bar(f"reading the graph of {name}", None):
+    with hooks.status(f"reading the graph of {name}: its profile and findings"):
         return open_graph(settings, [claim_triple(item.triple) for item in items], name)
 
 

@@ -40,7 +40,8 @@ class BM25Retriever:
         start_build(index_dir)
         store = PassageStore(passages)
         model = bm25s.BM25()
-        model.index(_tokenize([indexed_text(p) for p in store], show_progress=True), show_progress=True)
+        # The caller's own bar or status line covers the build: bm25s's bars would add two more.
+        model.index(_tokenize([indexed_text(p) for p in store], show_progress=False), show_progress=False)
         model.save(str(index_dir), show_progress=False)
         store.save(index_dir)
         meta: dict[str, object] = {"kind": KIND, "tokenizer": TOKENIZER, "passages": len(store),
