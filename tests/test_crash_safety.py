@@ -79,10 +79,8 @@ def test_sigkill_at_random_points_then_rerun_loses_and_duplicates_nothing(mode, 
 def test_ctrl_c_says_how_to_resume_and_the_rerun_completes(tmp_path, data, small_passages, lexical_cache):
     graph, out = tmp_path / "graph.jsonl", tmp_path / "verdicts.jsonl"
     subjects = sorted({p.text.split(" ")[0] for p in small_passages})
-    # More triples than the kill runs: on a loaded machine a run of 1,500 could end before the signal is sent.
-    triples = 4 * TRIPLES
     write_jsonl(graph, ({"subject": f"{subjects[i % len(subjects)]} {i}", "predicate": "place of birth",
-                         "object": "Melbourne"} for i in range(triples)))
+                         "object": "Melbourne"} for i in range(TRIPLES)))
     process = start_verify(graph, out, lexical_cache, data.resolve(), [])
     while lines_in(out) < 10 and process.poll() is None:
         time.sleep(0.001)
@@ -90,7 +88,7 @@ def test_ctrl_c_says_how_to_resume_and_the_rerun_completes(tmp_path, data, small
     _, said = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in said
     assert "run the same command again to resume" in " ".join(said.split())
-    assert 10 <= lines_in(out) < triples
+    assert 10 <= lines_in(out) < TRIPLES
     assert start_verify(graph, out, lexical_cache, data.resolve(), []).wait(timeout=300) == 0
     ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
-    assert len(ids) == len(set(ids)) == triples
+    assert len(ids) == len(set(ids)) == TRIPLES
