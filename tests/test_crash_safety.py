@@ -26,9 +26,12 @@ def start_verify(graph, out, cache, data, extra: list[str]) -> subprocess.Popen:
     env = {"AGENTKGV_CACHE": str(cache), "AGENTKGV_DATA": str(data), "PATH": os.path.dirname(sys.executable)
            + ":/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", ""), "RAY_USAGE_STATS_ENABLED": "0"}
     # batch size 1: a verdict written (and fsynced) per triple, so the kills land among many writes.
+    # SIGINT as a terminal sends it: a test suite started in the background inherits it ignored, and Python then
+    # installs no KeyboardInterrupt handler, so the Ctrl-C test would see a run that never noticed.
     return subprocess.Popen([sys.executable, "-m", "agentkgv", "verify", str(graph), "-o", str(out), "--method",
                              "lexical", "--batch-size", "1", *extra], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def lines_in(path) -> int:
