@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -29,8 +30,6 @@ def require(record: dict, field: str, path: str | Path, line: int | None) -> obj
 def refuse_overwriting(inputs: list[Path | None], outputs: list[Path | None]) -> None:
     """Refuse, before anything is written, an output that is one of the command's inputs: the same path, or the
     same file reached through a link."""
-    import os
-
     for output in (Path(o) for o in outputs if o is not None):
         for given in (Path(i) for i in inputs if i is not None):
             same = output.resolve() == given.resolve() or (

@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from agentkgv.graph.evidence import DEFAULT_RULES, MIN_SUPPORT, GraphEvidence, GraphFinding, GraphRule
 from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest
-from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile
+from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict, build_profile
 from agentkgv.graph.shapes import shape_findings
 
 
@@ -70,12 +70,10 @@ class GraphChecker:
         return features(triple, self.profile.value_class(triple.object), self.findings(triple), self.stats, documents)
 
 
-class GraphSettings(BaseModel):
+class GraphSettings(Strict):
     """How a run reads the graph: a saved profile (of a larger graph the triples are a sample of; else the
     triples' own), a user's SHACL shapes, a refitted prior (else the shipped one), and the P(true) under which
     the graph contradicts a triple no trusted passage supports."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: Path | None = None
     shapes: Path | None = None

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
 
 from agentkgv.data.errors import DataError
 from agentkgv.graph.evidence import DEFAULT_RULES, SHAPE_RULE, GraphFinding
-from agentkgv.graph.profile import GraphProfile, GraphTriple
+from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict
 from agentkgv.graph.values import MALFORMED, family
 
 SHIPPED = "prior.json"
@@ -104,10 +103,6 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
         if documents.outcome in _OUTCOMES:
             row[f"documents: {documents.outcome}"] = 1.0
     return [row[name] for name in names]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class GraphPrior(Strict):
