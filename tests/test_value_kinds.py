@@ -75,7 +75,11 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
              Triple("Herzog", "author", "Nobel Prize in Literature"),
              Triple("Saul Bellow", "starring", "Nobel Prize in Literature"),
              Triple("Bryan Forbes", "spouse", "2013"),
-             Triple("Fennimore Quillfeather", "place of birth", "1931")]
+             Triple("Fennimore Quillfeather", "place of birth", "1931"),
+             # Read backwards these fit on one end only: a town could have a person as its award, were a person
+             # an award; a prize could be born somewhere, were it born in a person.
+             Triple("Cole Porter", "award", "Peru, Indiana"),
+             Triple("Max von Laue", "birth place", "Nobel Prize in Physics")]
     right = [Triple("Enrico Fermi", "award", "Nobel Prize in Physics"),
              Triple("Ella Fitzgerald", "birth place", "Newport News, Virginia"),
              Triple("Bryan Forbes", "spouse", "Nanette Newman"),

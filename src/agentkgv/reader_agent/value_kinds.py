@@ -6,9 +6,13 @@ Prize in Literature" from a page naming both.
 A softmax over the relations learned reads which relation's objects a value's MiniLM embedding is like; the
 relations of one kind share its probability (train/value_kinds.py, on the training facts only), and a value fits
 a relation by its kind's share. Graphs name a relation from either end (FactBench's `author` goes from the writer
-to the book, Wikidata's from the book to its writer), so an object fails only where it is of neither the kind of
-the relation's objects nor that of its subjects. The shipped model is `value_kinds/` beside this file. A relation
-it was not trained on, by id, label or alias, is not judged.
+to the book, Wikidata's from the book to its writer), so a claim fails only where it fits the relation read from
+neither end: its object is not of the kind of the relation's objects, and it is not the case that the object is of
+the kind of the relation's subjects and the subject of the kind of its objects. "Cole Porter | award | Peru,
+Indiana" fails both ways (a town is no award; read backwards, Cole Porter is no award either). The subject is only
+ever checked in that backward reading: names alone tell subjects' kinds apart poorly (train/value_kinds.py). The
+shipped model is `value_kinds/` beside this file. A relation it was not trained on, by id, label or alias, is not
+judged.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ class Misfit:
 
     def reason(self) -> str:
         return (f"{self.value!r} is not of a kind the relation takes (P(fits) {self.p_fits:.3f} as the object of "
-                f"{self.relation}, and no better as its subject)")
+                f"{self.relation}, and the triple read backwards fits no better)")
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ class ValueKinds:
         return [bool(a) for a in alike]
 
     def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
-        """For each triple, its object where the relation takes it at neither end, else None."""
+        """For each triple, its object where the relation read from neither end takes it, else None."""
         from agentkgv.encoders import embed
 
         m = self.model
@@ -137,10 +141,13 @@ class ValueKinds:
         found: list[Misfit | None] = [None] * len(triples)
         if not asked:
             return found
-        probabilities = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]))
-        for (i, r), p in zip(asked, probabilities):
-            as_object, turned = p[m.kinds[r]].sum(), p[m.subject_kinds[r]].sum()
-            if as_object < m.thresholds[r] and turned < m.thresholds[r]:
+        objects = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]))
+        subjects = relation_softmax(m.coef, m.intercept, embed([triples[i].subject for i, _ in asked]))
+        for (i, r), p, q in zip(asked, objects, subjects):
+            at = m.thresholds[r]
+            as_object = p[m.kinds[r]].sum()
+            backwards = p[m.subject_kinds[r]].sum() >= at and q[m.kinds[r]].sum() >= at
+            if as_object < at and not backwards:
                 found[i] = Misfit(triples[i].object, float(as_object), r)
         return found
 
