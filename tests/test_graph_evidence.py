@@ -143,6 +143,8 @@ def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_sup
     supported = compose(verdict(Finding.SUPPORTED.value, odd), checker)
     assert supported.verdict is True and supported.outcome == Finding.SUPPORTED.value
     assert supported.graph == silent.graph  # the finding is shown beside the documents' word
+    # The documents' P(true) stands where they decided: a supported triple is never put under 0.5 by base rates.
+    assert supported.p_true == 0.9 and supported.confidence == 0.9
 
 
 def test_the_graph_prior_is_not_a_constant_and_reviews_refit_it():

@@ -1,10 +1,13 @@
 """A verifier whose verdicts hear the graph too (graph/checker.py): after the documents are read, each triple's
 graph findings join its verdict, and its P(true) is the one the graph and the documents give together.
 
-The graph contradicts a triple that a strong finding is against, or whose P(true) falls below
-`GRAPH_FALSE_BELOW`, unless a trusted passage supports it: the documents' word on what they state comes first.
-The verdict is then false, its outcome "contradicted by the graph", its reason the finding's (or, for a low
-P(true), what lowered it most), and the documents' own outcome kept beside it.
+The documents' word on what they state comes first: a triple they support or contradict (or whose value is of
+a kind its relation never takes) keeps their verdict and their P(true), with the graph's findings beside it. The
+graph's model was fitted on a real graph's base rates, which need not be this graph's: left to weigh a passage
+that states a town's population against DBpedia's share of wrong numbers, it would put a supported triple under
+0.5. Of the rest, the graph contradicts a triple that a strong finding is against, or whose P(true) falls below
+`GRAPH_FALSE_BELOW`: the verdict is then false, its outcome "contradicted by the graph", its reason the
+finding's (or, for a low P(true), what lowered it most), and the documents' own outcome kept beside it.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from agentkgv.graph.prior import DocumentSide
 from agentkgv.graph.profile import claim_triple
 
 GRAPH_FALSE_BELOW = 0.3
+# The outcomes where the documents (or the relation's kinds of value) decided, with a P(true) of their own.
+DOCUMENTS_DECIDE = frozenset({Finding.SUPPORTED.value, Finding.CONTRADICTED.value, Finding.WRONG_KIND.value})
 
 
 def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_FALSE_BELOW) -> Verdict:
     """The verdict with what the graph says of its triple."""
     triple = claim_triple(verdict.triple)
     findings = checker.findings(triple)
+    if verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None:
+        return replace(verdict, graph=findings)
     p = checker.p_true(triple, findings, documents_side(verdict))
     composed = replace(verdict, graph=findings, p_true=p,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
-    if verdict.finding == Finding.SUPPORTED.value:
+    if verdict.finding == Finding.SUPPORTED.value:  # a method without a P(true) of its own
         return composed
     strong = [finding for finding in findings if finding.strong]
     # A low P(true) alone decides only where the graph has something to say of this triple: a finding, a
