@@ -2,6 +2,9 @@
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+# Everything derived stays in this checkout's .cache (an installed agentkgv uses the user's cache folder); the
+# docs' and BENCHMARKS' `.cache/` paths assume it. Export the same in a shell to run the commands by hand.
+export AGENTKGV_CACHE ?= $(CURDIR)/.cache
 
 .PHONY: demo test install install-dev install-mpnet sft
 

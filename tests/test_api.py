@@ -22,13 +22,16 @@ README = Path(__file__).parents[1] / "README.md"
 TRIPLES = [("Allan Peiper", "place of birth", "Alexandra"), ("Allan Peiper", "place of birth", "Melbourne")]
 
 
-def test_the_readme_python_example_runs_as_written(tmp_path, data, small_passages):
+def test_the_readme_python_example_runs_as_written_with_no_data_folder(tmp_path):
     code = re.search(r"## Python API\n\n```python\n(.*?)```", README.read_text(), re.S).group(1)
-    env = {**os.environ, "AGENTKGV_CACHE": str(corpus_cache(tmp_path, small_passages)), "AGENTKGV_DATA": str(data.resolve())}
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "adams.md").write_text("# Douglas Adams\n\nDouglas Adams was born in Cambridge, England, in "
+                                                "1952. He wrote The Hitchhiker's Guide to the Galaxy.\n")
+    env = {**os.environ, "AGENTKGV_CACHE": str(tmp_path / "cache"), "AGENTKGV_DATA": str(tmp_path / "no-data")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     [line] = done.stdout.splitlines()
-    assert line.startswith(tuple(f.value for f in Finding)), line
+    assert line.startswith("supported True"), line
 
 
 def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, small_passages):

@@ -278,3 +278,22 @@ def test_verify_reads_the_graph_and_profile_writes_shapes(tmp_path, data, small_
     assert run.returncode == 0, run.stderr
     assert json.loads(profile.read_text())["predicates"]["http://example.org/spouse"]["triples"] == 25
     assert "sh:maxCount 1" in shapes.read_text() and "sh:nodeKind sh:IRI" in shapes.read_text()
+
+
+def test_help_lists_a_users_commands_and_groups_the_projects_own():
+    from typer.testing import CliRunner
+
+    from agentkgv.commands.app import app
+
+    runner = CliRunner()
+    top = runner.invoke(app, ["--help"], terminal_width=80, env={"COLUMNS": "80"}).output
+    for command in ("verify", "check", "index", "report", "export", "profile", "learn", "bench", "train", "build"):
+        assert f"│ {command} " in top, command
+    for command in ("bench-dbpedia", "train-reader", "build-index", "eval", "sft"):
+        assert f"│ {command} " not in top, command
+    verify = runner.invoke(app, ["verify", "--help"], terminal_width=80, env={"COLUMNS": "80"}).output
+    assert len(verify.splitlines()) <= 80 and "docs/command_line.md" in verify
+    # A grouped command answers to its short name under the group and to its long name, unlisted.
+    assert "--form" in runner.invoke(app, ["bench", "dbpedia", "--help"], terminal_width=80).output
+    assert "--form" in runner.invoke(app, ["bench-dbpedia", "--help"], terminal_width=80).output
+    assert "│ reader " in runner.invoke(app, ["train", "--help"], terminal_width=80).output

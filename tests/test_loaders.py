@@ -12,7 +12,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.factbench import chunk_text, iter_factbench, iter_factbench_passages
 from agentkgv.data.fewrel import detokenize, iter_fewrel
 from agentkgv.data.lama import MASK, iter_evidence_facts, relations_with_evidence, restore_sentence
-from agentkgv.data.predicates import load_predicates, template_phrase
+from agentkgv.data.predicates import load_predicates, shippable, shipped_predicates, template_phrase
 from agentkgv.data.redocred import iter_redocred_documents
 from agentkgv.data.tekgen import iter_tekgen_facts, iter_tekgen_sentences, repair_mojibake
 from agentkgv.data.trex_json import iter_trex_documents, split_sentences
@@ -37,6 +37,14 @@ def test_predicate_p19_has_label_aliases_and_paraphrases(predicates):
     assert "birthplace" in p19.aliases
     assert "was born in" in p19.paraphrases()
     assert p19.label not in p19.paraphrases()
+
+
+def test_the_shipped_predicate_table_is_the_data_folders_without_x_factr(data, tmp_path):
+    shipped = shipped_predicates()
+    assert shipped == shippable(data)  # `agentkgv build-predicates` rewrites it
+    assert "was born in" in shipped["P19"].paraphrases() and shipped["P19"].cardinality == ""
+    # Without a data folder, a run reads the shipped table.
+    assert load_predicates(tmp_path / "no-data") == load_predicates(None) == shipped
 
 
 def test_template_phrase():

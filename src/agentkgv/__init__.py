@@ -10,8 +10,14 @@ The names below load on first use, so importing one of the package's modules doe
 from __future__ import annotations
 
 import importlib
+import os
 
 __version__ = "0.1.0"
+
+# ONNX Runtime, which runs the readers, sends usage telemetry to Microsoft and writes a device id under the
+# user's ~/.cache unless told not to; a verifier of a user's own documents sends nothing anywhere. Set before any
+# module imports onnxruntime; a user who sets it otherwise keeps their choice.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 _WHERE = {"KGVerifier": "agentkgv.api", "index_documents": "agentkgv.api", "profile_graph": "agentkgv.api",
           "GraphSettings": "agentkgv.graph.checker", "GraphProfile": "agentkgv.graph.profile",

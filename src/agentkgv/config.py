@@ -211,7 +211,7 @@ def resolve(run: RunConfig, ws: Workspace, base_model: bool = False, retriever_a
     run = run.model_copy(update={"llm": llm})
     if not run.uses_reader:
         return ResolvedRun(run, None, pins, given, base_model)
-    readers = Readers.open(run.reading)
+    readers = Readers.open(run.reading, ws.cache)
     return ResolvedRun(run, readers, pins | {"readers": readers.pins(run.reading)}, given, base_model)
 
 

@@ -1,9 +1,11 @@
 """Where input data is read from and where everything derived from it is written.
 
-Both are settings: the data folder defaults to the `../shared/data` layout that sits beside the
-repository, and a user who downloaded the original sources points `AGENTKGV_DATA` at their own copy.
-Everything derived (benchmark splits, corpus, indexes, converted models, caches) goes under the cache
-folder, which git ignores.
+Both are settings. The data folder, which only the benchmark and training commands read, defaults to the
+`../shared/data` layout that sits beside the repository; a user who downloaded the original sources points
+`AGENTKGV_DATA` at their own copy. Everything derived (document indexes, run logs, exported readers, benchmark
+splits, corpus, converted models) goes under the cache folder: the user's cache folder (platformdirs:
+`~/.cache/agentkgv` on Linux) unless `AGENTKGV_CACHE` or a command's `--cache-dir` names another, so an index
+name means the same index from any folder. The repository's Makefile keeps it in the checkout's `.cache`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from pathlib import Path
 from agentkgv.data.errors import DataError
 
 DEFAULT_DATA_DIR = Path("../shared/data")
-DEFAULT_CACHE_DIR = Path(".cache")
 # The Cache Directory Tagging Specification's file (bford.info/cachedir): backup tools skip the folder, and
 # `index` never reads one as documents.
 CACHE_TAG = "CACHEDIR.TAG"
@@ -26,8 +27,14 @@ def data_dir() -> Path:
     return Path(os.environ.get("AGENTKGV_DATA", DEFAULT_DATA_DIR))
 
 
+def default_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("agentkgv", appauthor=False))
+
+
 def cache_dir() -> Path:
-    path = Path(os.environ.get("AGENTKGV_CACHE", DEFAULT_CACHE_DIR))
+    path = Path(os.environ.get("AGENTKGV_CACHE") or default_cache_dir())
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -67,6 +67,7 @@ class RunSpec(BaseModel):
     index_root: Path  # the folder the run's retriever (`run.retriever`) loads its index from
     paraphrases: dict[str, list[str]]
     data: Path | None = None  # the data folder, whose facts files give the reader agent's one-valued relations' values
+    cache: Path | None = None  # the run's cache folder, where the readers' ONNX exports are kept
 
     def build(self) -> tuple[Verifier, str | None]:
         """The verifier and the loaded LLM's name (None for the lexical check and the reader agent, which load
@@ -74,7 +75,7 @@ class RunSpec(BaseModel):
         config = self.run
         llm = build_llm(config.llm) if config.needs_llm else None
         relations = RelationFacts.load(self.data, config.reading.one_valued) if self.data and config.uses_reader else None
-        resolved = ResolvedRun(config, Readers.open(config.reading) if config.uses_reader else None)
+        resolved = ResolvedRun(config, Readers.open(config.reading, self.cache) if config.uses_reader else None)
         verifier = build_verifier(resolved, load_retriever(config.retriever, self.index_root), self.paraphrases, llm,
                                   relations=relations)
         return verifier, llm.name if llm is not None else None

@@ -1,10 +1,16 @@
 """The `agentkgv` command line: options in, tables out. Its commands are grouped by what they serve, each group
 a typer app beside its loop (verify and report, build, bench, train, review, graph); this module joins them,
 and turns bad input into one readable line and an exit code.
+
+`agentkgv --help` lists a user's commands (verify, check, index, report, export, profile, learn, ...); the
+benchmark, training and corpus-building commands are under `agentkgv bench`, `agentkgv train` and `agentkgv
+build`, named without their prefix (`agentkgv bench dbpedia`). Their longer names (`agentkgv bench-dbpedia`) still
+work, unlisted.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from importlib import metadata
@@ -23,6 +29,47 @@ app = typer.Typer(help="Verify knowledge-graph triples against a document corpus
                   pretty_exceptions_enable=False)
 for group in (verify_cli, build_cli, bench_cli, train_cli, review_cli, graph_cli):
     app.add_typer(group.app)
+
+# The commands that serve the project rather than a user's graph, by the group that lists them.
+_GROUPS = {"bench": ("Benchmarks and test tools (they read the data folder).", ("bench-", "")),
+           "train": ("Training the readers, the models beside them and the LLM agent (they read the data folder).",
+                     ("train-", "")),
+           "build": ("The benchmark, its corpus and indexes, and the shipped predicate table (from the data folder).",
+                     ("build-",))}
+_GROUP_OF = {**{name: "bench" for name in ("eval", "fault-proxy", "bench-review", "bench-graph-read")},
+             **{name: "train" for name in ("sft-data", "sft", "grpo", "teacher")}}
+
+
+def _command_name(info: typer.models.CommandInfo) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+def _group_of(name: str) -> str | None:
+    if name in _GROUP_OF:
+        return _GROUP_OF[name]
+    return next((group for group, (_, prefixes) in _GROUPS.items() if any(p and name.startswith(p) for p in prefixes)),
+                None)
+
+
+def _grouped() -> None:
+    """Each project command listed under its group by its short name, its long name kept at the top, unlisted."""
+    groups = {name: typer.Typer(help=help, no_args_is_help=True) for name, (help, _) in _GROUPS.items()}
+    for source in (bench_cli, train_cli, build_cli, review_cli, graph_cli):
+        for info in source.app.registered_commands:
+            name = _command_name(info)
+            group = _group_of(name)
+            if group is None:
+                continue
+            short = copy.copy(info)
+            short.name = next((name.removeprefix(p) for p in _GROUPS[group][1] if p and name.startswith(p)), name)
+            short.rich_help_panel = None
+            groups[group].registered_commands.append(short)
+            info.hidden = True
+    for name, group in groups.items():
+        app.add_typer(group, name=name, rich_help_panel="The project's own")
+
+
+_grouped()
 
 
 def version_callback(value: bool) -> None:

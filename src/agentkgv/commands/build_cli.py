@@ -14,7 +14,7 @@ from agentkgv.config import RunConfig, RunOptions
 from agentkgv.data.benchmark import BenchmarkConfig
 from agentkgv.data.documents import ChunkConfig
 from agentkgv.encoders import DEFAULT_EMBEDDING_MODEL
-from agentkgv.paths import Workspace
+from agentkgv.paths import Workspace, data_dir as default_data_dir
 
 app = typer.Typer()
 
@@ -27,6 +27,16 @@ def build_benchmark_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None
     ws = Workspace(data_dir, cache_dir)
     build_benchmark_into(ws, BenchmarkConfig.load(config).model_copy(update={"embedding_model": embedding_model}), HOOKS)
     console.print(f"written to {ws.benchmark}")
+
+
+@app.command("build-predicates", rich_help_panel=BUILD)
+def build_predicates_command(data_dir: DataOpt = None) -> None:
+    """Write the predicate table the package ships (labels, aliases, descriptions, templates) from the data folder."""
+    from agentkgv.data.predicates import shippable, shipped_predicates_path, write_shipped_predicates
+
+    path = shipped_predicates_path()
+    size = write_shipped_predicates(shippable(Path(data_dir) if data_dir else default_data_dir()), path)
+    console.print(f"written to {path} ({size / 1e3:.0f} KB)")
 
 
 @app.command("build-corpus", rich_help_panel=BUILD)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import os
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -20,6 +22,16 @@ OPTION_ERROR = 2
 VERIFY, BUILD, REVIEW, GRAPH, TRAIN, BENCH = ("Verify and report", "Build", "Review", "Graphs", "Train",
                                           "Benchmark and test tools")
 
+
+def rare(option):
+    """`option` (an `Annotated[type, typer.Option(...)]`) left out of `--help`: a command that takes many lists its
+    everyday ones, and docs/command_line.md describes the rest."""
+    kind, info = typing.get_args(option)
+    info = copy.copy(info)
+    info.hidden = True
+    return Annotated[kind, info]
+
+
 DataOpt = Annotated[Optional[Path], typer.Option("--data-dir", envvar="AGENTKGV_DATA",
                                                  help="Folder with the source data (default ../shared/data).")]
 
@@ -34,7 +46,7 @@ def _every_derived_file_there(folder: Path | None) -> Path | None:
 
 
 CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", envvar="AGENTKGV_CACHE", callback=_every_derived_file_there,
-                                                  help="Folder for everything derived (default .cache).")]
+                                                  help="Folder for everything derived (default: the user cache folder, ~/.cache/agentkgv).")]
 RetrieverOpt = Annotated[Optional[str], typer.Option("--retriever", help="bm25 (default), dense or hybrid.")]
 EmbeddingOpt = Annotated[Optional[str], typer.Option(
     "--embedding-model", help="'minilm' (offline default) or a sentence-transformers name/path.")]
@@ -59,9 +71,8 @@ StopPolicyOpt = Annotated[Optional[Path], typer.Option(
                           "train-search-policy` (default: once the triple is settled true; the rare-relation "
                           "reader's: rare_stop_policy in a run config).")]
 AbsenceOpt = Annotated[Optional[str], typer.Option(
-    "--absence", help="What a triple no passage supports or contradicts is: 'unknown' (not enough evidence, P(true) "
-                      "the --prior; the default with --index, unless the index says otherwise) or 'false' (the corpus "
-                      "states every true triple; the default on the built-in corpus).")]
+    "--absence", help="A triple no passage supports or contradicts: 'unknown' (not enough evidence; the default) "
+                      "or 'false' (the documents state every true triple; the benchmarks' default).")]
 PriorOpt = Annotated[Optional[float], typer.Option(
     "--prior", min=0.05, max=0.95, help="P(true) of a triple the documents say nothing about: the share of true "
                                         "triples you expect (default 0.5; `agentkgv learn` fits it from reviews).")]

@@ -188,7 +188,7 @@ def read_evidence(ws: Workspace, folder: Path, items: list, retriever, config, h
     from agentkgv.reader_agent.reader import CrossEncoderReader
     from agentkgv.retrieval.guard import DistrustedSource
 
-    judge = ReaderJudge(CrossEncoderReader(ReaderFolder.open(folder)), None)  # no calibration: read to the full budget
+    judge = ReaderJudge(CrossEncoderReader(ReaderFolder.open(folder), cache=ws.cache), None)  # no calibration: read to the full budget
     agent = ReadingAgent(retriever, judge, paraphrases(ws),
                          config.model_copy(update={"reader": folder, "stop_policy": None}),
                          distrusted=DistrustedSource(distrust))
@@ -246,7 +246,7 @@ def train_search_policy(ws: Workspace, run_name: str, settings_path: Path | None
         if settings.rare_relations_per_relation:
             items += [(item, RARE_RELATIONS) for item, _ in
                       rare_relation_items(ws, folder.learned(), settings.rare_relations_per_relation)]
-        agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), ReaderJudge(CrossEncoderReader(folder), None),
+        agent = ReadingAgent(retriever_for(ws, RetrieverConfig(), hooks), ReaderJudge(CrossEncoderReader(folder, cache=ws.cache), None),
                              paraphrases(ws), config)
         episodes = []
         with hooks.bar("reading the episodes' triples to the full budget", len(items)) as advance:

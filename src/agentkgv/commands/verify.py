@@ -167,7 +167,8 @@ def open_verifier(ws: Workspace, run: ResolvedRun, ray: RayOptions | None = None
     if index is None:
         retriever_for(ws, config.retriever, hooks)  # builds a missing index once here, not in every actor
     spec = RunSpec(run=config, index_root=index.index_dir if index is not None else index_root(ws, config.retriever),
-                   paraphrases=paraphrases(ws), data=ws.data.resolve())
+                   paraphrases=paraphrases(ws), data=ws.data.resolve(),
+                   cache=ws.cache.resolve())
     with RayVerifier(spec, ray) as verifier:
         yield OpenVerifier(verifier, verifier.llm_name, ray.workers)
 

@@ -20,7 +20,7 @@ from agentkgv.commands.options import (SOME_FAILED, VERIFY, AbsenceOpt, AdapterO
                                        BaseModelOpt, BaseUrlOpt, CacheOpt, DataOpt, EmbeddingOpt, GpusOpt, IndexOpt,
                                        JudgeOpt, MethodsHelp, ModelOpt, OnErrorMode, OnErrorOpt, PriorOpt, RayOpt,
                                        ReaderOpt, RetrieverOpt, RunConfigOpt, RareReaderOpt, StopPolicyOpt,
-                                       SummarizerOpt, WorkersOpt, ray_options)
+                                       SummarizerOpt, WorkersOpt, rare, ray_options)
 from agentkgv.commands.verify import check_output, read_user_file, run_demo
 from agentkgv.config import RunConfig, RunOptions
 from agentkgv.config import index_manifest
@@ -59,41 +59,37 @@ def search(query: Annotated[list[str], typer.Argument(help="One or more queries.
 
 @app.command(rich_help_panel=VERIFY)
 def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jsonl, .csv, .tsv, .nt, .ttl, .nq or .trig (or --sparql).")] = None,
-           output: Annotated[Path, typer.Option("--output", "-o", help="JSONL of verdicts (appended; reruns resume).")] = Path("verdicts.jsonl"),
+           output: Annotated[Path, typer.Option("--output", "-o", help="Verdicts JSONL (reruns resume).")] = Path("verdicts.jsonl"),
            sparql: Annotated[Optional[str], typer.Option(help="Read the triples from this SPARQL 1.1 endpoint (its query URL).")] = None,
-           pattern: Annotated[Optional[str], typer.Option(help="With --sparql or --store: a graph pattern binding ?s ?p ?o "
+           pattern: Annotated[Optional[str], typer.Option(hidden=True, help="With --sparql or --store: a graph pattern binding ?s ?p ?o "
                                                           "(default: every triple but labels).")] = None,
-           query: Annotated[Optional[Path], typer.Option(exists=True, dir_okay=False, help="With --sparql or --store: a .rq SELECT binding ?s ?p ?o.")] = None,
-           store: Annotated[bool, typer.Option(help="Load the .nt/.ttl graph file into an embedded Oxigraph store (once) and "
+           query: Annotated[Optional[Path], typer.Option(hidden=True, exists=True, dir_okay=False, help="With --sparql or --store: a .rq SELECT binding ?s ?p ?o.")] = None,
+           store: Annotated[bool, typer.Option(hidden=True, help="Load the .nt/.ttl graph file into an embedded Oxigraph store (once) and "
                                                "read it from there in pages: for graphs too large to parse in memory.")] = False,
-           lang: Annotated[str, typer.Option(help="Language of the labels read from a graph.")] = "en",
-           page_size: Annotated[int, typer.Option(min=1, help="Triples per page read from a graph.")] = 1000,
+           lang: Annotated[str, typer.Option(hidden=True, help="Language of the labels read from a graph.")] = "en",
+           page_size: Annotated[int, typer.Option(hidden=True, min=1, help="Triples per page read from a graph.")] = 1000,
            limit: Annotated[Optional[int], typer.Option(min=1, help="Verify only the first N triples.")] = None,
            method: Annotated[str, typer.Option(help=MethodsHelp)] = "agentkgv",
-           retriever: RetrieverOpt = None, embedding_model: EmbeddingOpt = None,
-           config: RunConfigOpt = None, backend: BackendOpt = None, model: ModelOpt = None, adapter: AdapterOpt = None,
-           summarizer: SummarizerOpt = None, base_url: BaseUrlOpt = None, judge: JudgeOpt = None, reader: ReaderOpt = None,
-           rare_reader: RareReaderOpt = None, stop_policy: StopPolicyOpt = None,
-           absence: AbsenceOpt = None, prior: PriorOpt = None,
-           trajectories: Annotated[bool, typer.Option(help="Keep each triple's full trajectory in the output.")] = False,
-           aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases} "
-                                                           "(the benchmark writes <cache>/benchmark/aliases.jsonl).")] = None,
-           graph: Annotated[bool, typer.Option(help="Read the triples' own graph too: its profile's findings (a value of "
-                                               "a kind its predicate rarely takes, a malformed value, a second value...) "
-                                               "and a P(true) from the graph.")] = True,
-           profile: Annotated[Optional[Path], typer.Option(help="A saved profile (`agentkgv profile`) of the graph the "
+           retriever: RetrieverOpt = None, embedding_model: rare(EmbeddingOpt) = None,
+           config: RunConfigOpt = None, backend: rare(BackendOpt) = None, model: rare(ModelOpt) = None,
+           adapter: rare(AdapterOpt) = None, summarizer: rare(SummarizerOpt) = None, base_url: rare(BaseUrlOpt) = None,
+           judge: rare(JudgeOpt) = None, reader: rare(ReaderOpt) = None, rare_reader: rare(RareReaderOpt) = None,
+           stop_policy: rare(StopPolicyOpt) = None, absence: AbsenceOpt = None, prior: rare(PriorOpt) = None,
+           trajectories: Annotated[bool, typer.Option(hidden=True, help="Keep each triple's full trajectory in the output.")] = False,
+           aliases: Annotated[Optional[Path], typer.Option(help="Other names of entities: a JSONL of {name, aliases}.")] = None,
+           graph: Annotated[bool, typer.Option(help="Read the triples' own graph too: its findings, and a P(true) from "
+                                               "it (docs/graph.md).")] = True,
+           profile: Annotated[Optional[Path], typer.Option(hidden=True, help="A saved profile (`agentkgv profile`) of the graph the "
                                                            "triples are part of, instead of the triples' own.")] = None,
-           shapes: Annotated[Optional[Path], typer.Option(help="SHACL shapes the graph should meet: each violation is "
+           shapes: Annotated[Optional[Path], typer.Option(hidden=True, help="SHACL shapes the graph should meet: each violation is "
                                                           "evidence against its triple.")] = None,
-           graph_prior: Annotated[Optional[Path], typer.Option(help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
-           base_model: BaseModelOpt = False, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
-           ray: RayOpt = False, address: AddressOpt = None, workers: WorkersOpt = 2, gpus_per_worker: GpusOpt = 0.0,
-           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
-    """Verify triples from a file or a SPARQL endpoint: one JSONL record per triple with verdict, confidence,
-    evidence and cost.
+           graph_prior: Annotated[Optional[Path], typer.Option(hidden=True, help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
+           base_model: rare(BaseModelOpt) = False, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
+           ray: RayOpt = False, address: rare(AddressOpt) = None, workers: WorkersOpt = 2, gpus_per_worker: rare(GpusOpt) = 0.0,
+           data_dir: rare(DataOpt) = None, cache_dir: CacheOpt = None) -> None:
+    """Verify triples from a file or a SPARQL endpoint: one JSONL record per triple with the verdict, what the documents (and the graph) say, P(true) and the passages cited.
 
-    The agent judges with the shipped evidence reader; --judge llm runs the LLM agent (the embedded SmolLM2
-    with the shipped trained adapter unless told otherwise)."""
+    Rarer options (--judge llm, --reader, --stop-policy, --prior, --profile, --shapes, --graph-prior, --store, --pattern, --query, --lang, --page-size, --trajectories, ...): docs/command_line.md."""
     ws = Workspace(data_dir, cache_dir)
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")

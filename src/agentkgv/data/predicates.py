@@ -2,6 +2,12 @@
 
 The agent's paraphrased predicate p' comes from here: Wikidata aliases (RE-NLG's property CSV), and the
 verb phrases of ParaRel's and X-FACTR's templates (`[X] was born in [Y].` -> `was born in`).
+
+The package ships the part a run needs wherever it is installed (`predicates.json.gz` beside this file, written
+by `agentkgv build-predicates`): the labels, aliases, descriptions and templates of the sources whose licences
+allow it (RE-NLG's CSV, FewRel's names, ParaRel's templates: MIT). X-FACTR states no licence, so its templates,
+descriptions and cardinalities are read only from a data folder (its one-valued relations ship as
+reader_agent/one_valued.json, a list of relation names). A data folder, where there is one, is read instead.
 """
 
 from __future__ import annotations
@@ -12,10 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+import gzip
+import json
+from importlib import resources
+
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json, read_jsonl
 
 PROPERTIES = Path("properties")
+SHIPPED_FILE = "predicates.json.gz"
 _LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 _ALT_LABEL = "http://www.w3.org/2004/02/skos/core#altLabel"
 V = TypeVar("V")
@@ -54,8 +65,46 @@ def template_phrase(template: str) -> str:
     return re.sub(r"\[[XY]\]", "", template).strip(" .,")
 
 
-def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
-    """All predicates any source names, keyed by Wikidata id (`P19`)."""
+def shipped_predicates_path() -> Path:
+    return Path(str(resources.files("agentkgv.data").joinpath(SHIPPED_FILE)))
+
+
+def load_predicates(data_dir: Path | None = None) -> dict[str, PredicateInfo]:
+    """All predicates any source names, keyed by Wikidata id (`P19`): from the data folder where it holds
+    `properties/`, else the table shipped in the package."""
+    if data_dir is None or not (data_dir / PROPERTIES).is_dir():
+        return shipped_predicates()
+    return read_sources(data_dir)
+
+
+def shipped_predicates() -> dict[str, PredicateInfo]:
+    path = shipped_predicates_path()
+    try:
+        table = json.loads(gzip.decompress(path.read_bytes()))
+        return {pid: PredicateInfo(pid, row["label"], row.get("description", ""), tuple(row.get("aliases", ())),
+                                   tuple(row.get("templates", ()))) for pid, row in table.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise DataError(path, f"not a predicate table: {error!r}") from None
+
+
+def shippable(data_dir: Path) -> dict[str, PredicateInfo]:
+    """The data folder's predicates from the sources whose licences allow shipping them (X-FACTR's left out)."""
+    return read_sources(data_dir, xfactr=False)
+
+
+def write_shipped_predicates(predicates: dict[str, PredicateInfo], path: Path) -> int:
+    """The table `shipped_predicates` reads, written reproducibly (no time stamp in the gzip header); returns
+    its size in bytes."""
+    table = {pid: {k: v for k, v in (("label", info.label), ("description", info.description),
+                                     ("aliases", list(info.aliases)), ("templates", list(info.templates))) if v}
+             for pid, info in sorted(predicates.items())}
+    data = gzip.compress(json.dumps(table, ensure_ascii=False, sort_keys=True).encode("utf-8"), 9, mtime=0)
+    path.write_bytes(data)
+    return len(data)
+
+
+def read_sources(data_dir: Path, xfactr: bool = True) -> dict[str, PredicateInfo]:
+    """The predicates the data folder's four sources name (X-FACTR's only with `xfactr`)."""
     base = data_dir / PROPERTIES
     labels: dict[str, str] = {}
     descriptions: dict[str, str] = {}
@@ -84,9 +133,9 @@ def load_predicates(data_dir: Path) -> dict[str, PredicateInfo]:
             if pair[1] and pair[1] != "No description defined":
                 descriptions.setdefault(pid, pair[1])
 
-    xfactr = base / "xfactr-relations.jsonl"
-    if xfactr.exists():
-        for _, record in read_jsonl(xfactr):
+    xfactr_path = base / "xfactr-relations.jsonl"
+    if xfactr and xfactr_path.exists():
+        for _, record in read_jsonl(xfactr_path):
             pid = record.get("relation")
             if not pid:
                 continue

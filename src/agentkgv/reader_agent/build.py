@@ -29,16 +29,18 @@ class Readers:
     rare: ReaderFolder | None
     kinds: ValueKinds | None = None
     values: Path | None = None  # the value reader's folder
+    cache: Path | None = None  # where the readers' ONNX exports go (None: the default cache folder)
 
     @staticmethod
-    def open(config: ReadingConfig) -> Readers:
+    def open(config: ReadingConfig, cache: Path | None = None) -> Readers:
         """The folders `config` names (the shipped ones where it names none), refused now, before anything else
-        loads, if one has no calibration to decide with."""
+        loads, if one has no calibration to decide with. `cache`: the run's cache folder."""
         readers = Readers(ReaderFolder.open(config.reader or shipped_reader_dir(SHIPPED_READER)),
                           ReaderFolder.open(config.rare_reader or shipped_reader_dir(SHIPPED_GLOSS_READER))
                           if config.rare_below else None,
                           None if config.value_kinds == "none" else ValueKinds.open(config.value_kinds or shipped_value_kinds()),
-                          None if config.value_reader == "none" else config.value_reader or shipped_reader_dir(SHIPPED_VALUE_READER))
+                          None if config.value_reader == "none" else config.value_reader or shipped_reader_dir(SHIPPED_VALUE_READER),
+                          cache)
         for folder in filter(None, (readers.main, readers.rare)):
             folder.calibrated  # raises DataError naming the missing file
         return readers
@@ -62,18 +64,18 @@ class Readers:
         return pins
 
 
-def judge(folder: ReaderFolder, config: ReadingConfig, stop_policy: Path | None) -> ReaderJudge:
+def judge(folder: ReaderFolder, config: ReadingConfig, stop_policy: Path | None, cache: Path | None) -> ReaderJudge:
     """The folder's reader with its calibration, and the stop policy trained on its scores (None: the settled rule)."""
     stop = folder.stop_policy(stop_policy, config.max_searches) if stop_policy is not None else None
-    return ReaderJudge(CrossEncoderReader(folder, runtime=config.runtime), folder.calibrated, stop)
+    return ReaderJudge(CrossEncoderReader(folder, runtime=config.runtime, cache=cache), folder.calibrated, stop)
 
 
 def build(config: ReadingConfig, readers: Readers, retriever: Retriever, paraphrases: dict[str, list[str]],
           relations: RelationFacts | None = None, distrusted: DistrustedSource = DistrustedSource(())) -> ReadingAgent:
     rare = None
     if readers.rare is not None:
-        rare = RareRelations(judge(readers.rare, config, config.rare_stop_policy), readers.main.learned(),
+        rare = RareRelations(judge(readers.rare, config, config.rare_stop_policy, readers.cache), readers.main.learned(),
                              config.rare_below)
-    return ReadingAgent(retriever, judge(readers.main, config, config.stop_policy), paraphrases, config, rare,
+    return ReadingAgent(retriever, judge(readers.main, config, config.stop_policy, readers.cache), paraphrases, config, rare,
                         relations, distrusted, readers.kinds,
                         load_value_reader(readers.values) if readers.values and config.other_values else None)

@@ -108,7 +108,9 @@ class CrossEncoderReader:
     """A sentence-transformers CrossEncoder over the base encoder, with a trained reader's weights, run by
     ONNX Runtime where it can be (reader_agent/runtime.py), else by PyTorch."""
 
-    def __init__(self, folder: ReaderFolder, batch_size: int = 64, runtime: Runtime = "onnxruntime"):
+    def __init__(self, folder: ReaderFolder, batch_size: int = 64, runtime: Runtime = "onnxruntime",
+                 cache: Path | None = None):
+        """`cache`: the folder its ONNX export is kept in (None: the default cache folder)."""
         self.card = folder.card
         self.name = self.card.name
         self.batch_size = batch_size
@@ -120,7 +122,7 @@ class CrossEncoderReader:
         self.bf16 = bool(self.card.training.get("settings", {}).get("bf16")) and native_bf16()
         self.onnx = None
         if runtime == "onnxruntime" and not self.bf16 and onnxruntime_available():
-            self.onnx = OnnxReaderNetwork(self.model, folder.path / WEIGHTS_FILE, cache_dir())
+            self.onnx = OnnxReaderNetwork(self.model, folder.path / WEIGHTS_FILE, cache or cache_dir())
 
     def score(self, pairs: Sequence[tuple[Triple, str, str]]) -> np.ndarray:
         import torch
