@@ -124,6 +124,10 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
     assert population.agrees(parse_number("1.2 million")) and not population.agrees(parse_number("2 million"))
     assert parse_number("1,250 m").agrees(parse_number("1250 metres"))
     assert parse_number("1,250 m").agrees(parse_number("1250 ft")) is None  # a length in other units: unknown
+    # Figures far apart are two quantities, not two values of one: pages and a catalogue number, staff and a year.
+    assert parse_number("408").agrees(parse_number("294081")) is None
+    assert parse_number("127086").agrees(parse_number("2012")) is None
+    assert parse_number("31,000").agrees(parse_number("19,450")) is False
     assert [s for s, _ in numbers_in("an area of 105 km2 in 2010, born 3 May 1901")] == ["105 km2", "2010"]
 
 

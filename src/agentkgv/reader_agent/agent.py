@@ -17,7 +17,9 @@ stands (reader_agent/contradiction.py), which is then cited first; not enough ev
 the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
 (reader_agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
 A passage whose words between the names state a rival relation and not this one supports nothing
-(reader_agent/relation_cues.py). Passages of a distrusted source are read but their support alone decides nothing:
+(reader_agent/relation_cues.py), nor does one that gives another value of a relation with one value, stated with
+the relation's words, which the reader reads at least as well as the triple's ("born in Dunholt and moved to
+Marrowick" is no birth in Marrowick): it contradicts the triple instead. Passages of a distrusted source are read but their support alone decides nothing:
 a triple only they support is not enough evidence, with no verdict. The evidence cited is the passages the
 reader scored highest.
 
@@ -167,12 +169,14 @@ class ReadingAgent:
         scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+        withdrawn: set[int] = set()
         if self.values is not None:
-            self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
-        for (reading, hit), triple, score in zip(fresh, triples, scores[:len(fresh)]):
+            withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
+        for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
-            if self.relations.cues.denies(triple, view.text):
-                score = NO_SUPPORT  # its words between the names state a rival relation and not this one
+            if k in withdrawn or self.relations.cues.denies(triple, view.text):
+                # It gives another value, or its words between the names state a rival relation and not this one.
+                score = NO_SUPPORT
             reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
             reading.everything = reading.everything.add(float(score), named, view.has_subject)
@@ -201,13 +205,14 @@ class ReadingAgent:
             scores[mine] = judge.reader.score([pairs[k] for k in mine])
         return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
 
-    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> None:
-        """The value reader's span of each trusted passage about the subject that does not itself support the
-        triple (a claim another value would contradict): where it is another value than the claim's, the triple
-        with it is read, and weighed as a contradiction. `seen`: the (passage, value) pairs read already."""
-        asked = [i for i, ((reading, hit), score) in enumerate(zip(fresh, scores))
+    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> set[int]:
+        """The value reader's span of each trusted passage about the subject (of a claim another value would
+        contradict): where it is another value than the claim's, the triple with it is read, and weighed as a
+        contradiction. Returns the passages that name the claim's object yet give another value, which the
+        reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved to Marrowick"
+        states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
+        asked = [i for i, (reading, hit) in enumerate(fresh)
                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
-                 and not reading.judge.calibration.settles(Evidence().add(float(score), True, True))
                  and reader_view(reading.claim.triple, hit.passage.text).has_subject]
         spans = self.values.read([(fresh[i][0].claim.triple.subject, fresh[i][0].claim.triple.predicate,
                                    fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
@@ -228,8 +233,18 @@ class ReadingAgent:
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in found])
+        withdrawn: set[int] = set()
         for (i, value), logit in zip(found, logits):
-            self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+            reading, hit = fresh[i]
+            self._weigh_other(reading, hit, value, float(logit))
+            # Against a passage that supports the claim, the other value must be stated as the relation's, its
+            # words between the subject and it: "an American jazz drummer who played ... for Motown" gives no
+            # record label "jazz".
+            if logit >= scores[i] and reading.judge.calibration.settles(Evidence().add(float(scores[i]), True, True)) \
+                    and self.relations.cues.states(reading.claim.with_object(value),
+                                                   reader_view(reading.claim.with_object(value), hit.passage.text).text):
+                withdrawn.add(i)
+        return withdrawn
 
     @staticmethod
     def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:

@@ -47,15 +47,22 @@ def cue_stems(info: PredicateInfo) -> frozenset[str]:
     return stems([info.label, *info.aliases, *(template_phrase(t) for t in info.templates)])
 
 
-def between_marks(view: str) -> str | None:
-    """The words between the nearest subject and object marks of a passage view, None without both."""
+# "The population of [S:Marrowick] was 19,450": a relation's noun may lead the subject, joined to it by "of".
+_LEADS = re.compile(r"((?:[\w'-]+\s+){1,3})of\s*$")
+
+
+def between_marks(view: str, leading: bool = False) -> str | None:
+    """The words between the nearest subject and object marks of a passage view, None without both. `leading`:
+    with the words that lead the subject where it comes first and follows "of" ("the population of")."""
     marks = [(m.group(1), m.start(), m.end()) for m in _MARKS.finditer(view)]
     pairs = [(a, b) for a in marks for b in marks if a[0] == "S" and b[0] == "O"]
     if not pairs:
         return None
     a, b = min(pairs, key=lambda pair: abs(pair[0][1] - pair[1][1]))
     first, second = sorted((a, b), key=lambda mark: mark[1])
-    return view[first[2]:second[1]]
+    words = view[first[2]:second[1]]
+    lead = _LEADS.search(view[max(0, first[1] - 60):first[1]]) if leading and first[0] == "S" else None
+    return f"{lead.group(1)} {words}" if lead else words
 
 
 @dataclass(frozen=True)
@@ -74,9 +81,9 @@ class RelationCues:
         return self.cues[key] if key is not None else stems([triple.predicate.rsplit("/", 1)[-1]])
 
     def states(self, triple: Triple, view: str) -> bool:
-        """Whether the words between the marked names hold a cue of the triple's relation: what a passage
-        that gives another value must show before it contradicts."""
-        words = between_marks(view)
+        """Whether the words between the marked names (or leading the subject: "the population of") hold a cue of
+        the triple's relation: what a passage that gives another value must show before it contradicts."""
+        words = between_marks(view, leading=True)
         return words is not None and bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
 
     def denies(self, triple: Triple, view: str) -> bool:

@@ -47,6 +47,9 @@ _NUMBER = re.compile(r"(?<![\w.])(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-
 # (a population of 1,230,000 for 1,234,567). A small integer is written exactly: 1991 is not 1990.
 NUMBER_TOLERANCE = 0.005
 LARGE = 10_000
+# Two figures this many times apart are not two values of one quantity but two quantities: a book's 408 pages
+# and its catalogue number 294081, a firm's 127,086 employees and the year 2012 its page names.
+SAME_QUANTITY_RATIO = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +133,12 @@ class Number:
 
     def agrees(self, other: Number) -> bool | None:
         """True where `other` is this number within the tolerance, False where it is another, None where
-        the units differ (a length is no count)."""
+        it need not be a value of the same quantity: the units differ (a length is no count), or one is more than
+        `SAME_QUANTITY_RATIO` times the other."""
         if self.unit and other.unit and self.unit != other.unit:
+            return None
+        low, high = sorted((abs(self.value), abs(other.value)))
+        if high > SAME_QUANTITY_RATIO * max(low, 1.0):
             return None
         relative = NUMBER_TOLERANCE * abs(self.value) if abs(self.value) >= LARGE else 0.0
         tolerance = max(self.half_step, other.half_step, relative)
