@@ -141,10 +141,19 @@ def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_sup
     assert silent.documents_outcome == Finding.NOT_ENOUGH_EVIDENCE.value and "a year" in silent.reason
     assert silent.graph and silent.p_true < 0.5
     supported = compose(verdict(Finding.SUPPORTED.value, odd), checker)
-    assert supported.verdict is True and supported.outcome == Finding.SUPPORTED.value
+    # A passage states it and the graph is strongly against it: not false, but a person decides.
+    assert supported.verdict is None and supported.undecided and supported.outcome == Finding.SUPPORTED.value
+    assert supported.p_true < 0.5 and "the documents support it, but the graph" in supported.reason
     assert supported.graph == silent.graph  # the finding is shown beside the documents' word
-    # The documents' P(true) stands where they decided: a supported triple is never put under 0.5 by base rates.
-    assert supported.p_true == 0.9 and supported.confidence == 0.9
+
+
+def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():
+    small = [claim_triple(Triple(f"Town {n}", "population", f"{n + 2},000,000")) for n in range(5)]
+    checker = open_graph(GraphSettings(), small, "small").checker
+    stated = Verdict("t", Triple("Town 1", "population", "3,000,000"), True, "agentkgv", confidence=0.9, p_true=0.9,
+                     outcome=Finding.SUPPORTED.value)
+    composed = compose(stated, checker)
+    assert composed.verdict is True and composed.p_true == 0.9 and composed.confidence == 0.9
 
 
 def test_the_graph_prior_is_not_a_constant_and_reviews_refit_it():

@@ -29,18 +29,28 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     """The verdict with what the graph says of its triple."""
     triple = claim_triple(verdict.triple)
     findings = checker.findings(triple)
-    if verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None:
+    # The graph's P(true) counts only where the graph has something to say of this triple: a finding, a predicate
+    # it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a real
+    # graph's, not necessarily this one's.
+    knows = bool(findings) or checker.knows(triple.predicate)
+    decided = verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None
+    if decided and not knows:
         return replace(verdict, graph=findings)
     p = checker.p_true(triple, findings, documents_side(verdict))
     composed = replace(verdict, graph=findings, p_true=p,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
+    if decided:
+        if (p >= 0.5) == bool(verdict.verdict):
+            return composed
+        # The documents decided one way and the graph puts the triple on the other side: a person decides.
+        said = "support" if verdict.verdict else "contradict"
+        return replace(composed, verdict=None, undecided=True, confidence=max(p, 1 - p), documents_outcome=verdict.outcome,
+                       reason=f"the documents {said} it, but the graph puts P(true) at {p:.2f}: "
+                              f"{checker.lowered_by(triple, findings, documents_side(verdict))}")
     if verdict.finding == Finding.SUPPORTED.value:  # a method without a P(true) of its own
         return composed
     strong = [finding for finding in findings if finding.strong]
-    # A low P(true) alone decides only where the graph has something to say of this triple: a finding, a
-    # predicate it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a
-    # real graph's, not necessarily this one's.
-    low = p < false_below and (findings or checker.knows(triple.predicate))
+    low = p < false_below and knows
     if not strong and not low:
         return composed
     reason = (strong[0].reason if strong else
