@@ -167,11 +167,16 @@ class ReadingAgent:
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in others]
         scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
+        withdrawn: set[int] = set()
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
-        withdrawn: set[int] = set()
+            # A name the facts files know, stated with the relation's words, withdraws support as the value reader's
+            # does (below). Dates and numbers are left to the value reader: a passage may give a figure's history
+            # ("19,450, up from 17,000").
+            if fresh[i][0].claim.kind is Kind.ENTITY and self._gives_instead(fresh[i][0], scores[i], logit):
+                withdrawn.add(i)
         if self.values is not None:
-            withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
+            withdrawn |= self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text):
@@ -208,8 +213,8 @@ class ReadingAgent:
     def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> set[int]:
         """The value reader's span of each trusted passage about the subject (of a claim another value would
         contradict): where it is another value than the claim's, the triple with it is read, and weighed as a
-        contradiction. Returns the passages that name the claim's object yet give another value, which the
-        reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved to Marrowick"
+        contradiction. Returns the passages that support the claim yet give another value, stated with the relation's
+        words, which the reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved to Marrowick"
         states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
         asked = [i for i, (reading, hit) in enumerate(fresh)
                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
@@ -240,11 +245,16 @@ class ReadingAgent:
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it: "an American jazz drummer who played ... for Motown" gives no
             # record label "jazz".
-            if logit >= scores[i] and reading.judge.calibration.settles(Evidence().add(float(scores[i]), True, True)) \
-                    and self.relations.cues.states(reading.claim.with_object(value),
-                                                   reader_view(reading.claim.with_object(value), hit.passage.text).text):
+            if self._gives_instead(reading, scores[i], logit) and self.relations.cues.states(
+                    reading.claim.with_object(value), reader_view(reading.claim.with_object(value), hit.passage.text).text):
                 withdrawn.add(i)
         return withdrawn
+
+    @staticmethod
+    def _gives_instead(reading: Reading, score: float, logit: float) -> bool:
+        """Whether a passage that supports the claim (its `score`) reads at least as well with another value (`logit`)."""
+        calibration = reading.judge.calibration
+        return calibration is not None and logit >= score and calibration.settles(Evidence().add(float(score), True, True))
 
     @staticmethod
     def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:
