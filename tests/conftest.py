@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# What the tests derive (the readers' ONNX exports among it) goes to the checkout's .cache, as under `make test`,
+# never to the user's own cache folder; a test that needs a cache of its own sets one.
+os.environ.setdefault("AGENTKGV_CACHE", str(Path(__file__).resolve().parents[1] / ".cache"))
 
 from agentkgv.data.benchmark import BenchmarkConfig, Regimes, build_benchmark
 from agentkgv.paths import data_dir

@@ -134,7 +134,7 @@ def checker_with_odd_spouse() -> tuple[GraphChecker, Triple]:
     return open_graph(GraphSettings(), triples, "test").checker, odd
 
 
-def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_supports_it():
+def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_supports_it(tmp_path):
     checker, odd = checker_with_odd_spouse()
     silent = compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, odd), checker)
     assert silent.verdict is False and silent.outcome == Finding.GRAPH_CONTRADICTED.value
@@ -145,6 +145,10 @@ def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_sup
     assert supported.verdict is None and supported.undecided and supported.outcome == Finding.SUPPORTED.value
     assert supported.p_true < 0.5 and "the documents support it, but the graph" in supported.reason
     assert supported.graph == silent.graph  # the finding is shown beside the documents' word
+    from agentkgv.eval.html_report import review_queue, write_review_csv
+
+    write_review_csv(tmp_path / "review.csv", review_queue([supported], below=0.7), 0.7)
+    assert "the documents support it, but the graph" in (tmp_path / "review.csv").read_text()
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

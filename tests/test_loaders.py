@@ -43,8 +43,10 @@ def test_the_shipped_predicate_table_is_the_data_folders_without_x_factr(data, t
     shipped = shipped_predicates()
     assert shipped == shippable(data)  # `agentkgv build-predicates` rewrites it
     assert "was born in" in shipped["P19"].paraphrases() and shipped["P19"].cardinality == ""
-    # Without a data folder, a run reads the shipped table.
-    assert load_predicates(tmp_path / "no-data") == load_predicates(None) == shipped
+    # Without a data folder, a run of a user's graph reads the shipped table; a benchmark or training run refuses.
+    assert load_predicates(tmp_path / "no-data", shipped_if_missing=True) == shipped
+    with pytest.raises(DataError, match="no predicate metadata"):
+        load_predicates(tmp_path / "no-data")
 
 
 def test_template_phrase():

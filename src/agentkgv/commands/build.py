@@ -116,7 +116,7 @@ def rebuild_corpus(ws: Workspace, hooks: Hooks = SILENT) -> None:
 
 
 def paraphrases(ws: Workspace) -> dict[str, list[str]]:
-    return paraphrase_table(load_predicates(ws.data))
+    return paraphrase_table(load_predicates(ws.data, shipped_if_missing=True))
 
 
 def relation_facts(ws: Workspace, run: RunConfig) -> RelationFacts | None:

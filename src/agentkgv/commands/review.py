@@ -77,7 +77,7 @@ def tune_reader(ws: Workspace, source: Path, pairs: list, run_dir: Path) -> Path
     settings = ReaderSettings(name=f"{folder.card.name}-reviewed", init_from=source, **TUNE_SETTINGS)
     train_reader(pairs, folder.glosses, run_dir, settings)
     if folder.relations is not None:  # a reader that routes rare relations keeps routing, now knowing these
-        counts = relation_counts(pairs, load_predicates(ws.data), folder.relations, new_facts=True)
+        counts = relation_counts(pairs, load_predicates(ws.data, shipped_if_missing=True), folder.relations, new_facts=True)
         save_relations(run_dir / "reader", counts)
     return run_dir / "reader"
 

@@ -115,7 +115,7 @@ def train_search_policy_command(settings_path: Annotated[Optional[Path], typer.O
                                 data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Train when the reading agent stops searching, in two stages on the CPU: clone the settled rule,
     then GRPO with a penalty per search after the first. Use it with --stop-policy
-    .cache/train/<run>/stop_policy.json for the main reader's, or as rare_stop_policy under \\[reading] for the
+    <cache>/train/<run>/stop_policy.json for the main reader's, or as rare_stop_policy under \\[reading] for the
     reader of rare relations (--reader)."""
     ws = Workspace(data_dir, cache_dir)
     record = train_reader.train_search_policy(ws, run_name, settings_path, reader, HOOKS)

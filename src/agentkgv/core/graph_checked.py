@@ -1,13 +1,17 @@
 """A verifier whose verdicts hear the graph too (graph/checker.py): after the documents are read, each triple's
 graph findings join its verdict, and its P(true) is the one the graph and the documents give together.
 
-The documents' word on what they state comes first: a triple they support or contradict (or whose value is of
-a kind its relation never takes) keeps their verdict and their P(true), with the graph's findings beside it. The
-graph's model was fitted on a real graph's base rates, which need not be this graph's: left to weigh a passage
-that states a town's population against DBpedia's share of wrong numbers, it would put a supported triple under
-0.5. Of the rest, the graph contradicts a triple that a strong finding is against, or whose P(true) falls below
-`GRAPH_FALSE_BELOW`: the verdict is then false, its outcome "contradicted by the graph", its reason the
-finding's (or, for a low P(true), what lowered it most), and the documents' own outcome kept beside it.
+The graph's P(true) counts only where the graph knows the triple (a finding, a predicate it holds enough triples
+of, or reviews of it): its model was fitted on a real graph's base rates, which need not be this graph's, and
+would put a small graph's supported population under 0.5 on DBpedia's share of wrong numbers.
+- Where the documents decided (supported, contradicted, or a value of a kind its relation never takes): a graph
+  that does not know the triple leaves their verdict and P(true), its findings beside them; one that knows it
+  gives the P(true), and where that is on the other side of 0.5 from their verdict, the triple goes to review
+  (no verdict, the documents' outcome kept, the graph's reason given).
+- Where they did not: the graph contradicts a triple that a strong finding is against, or whose P(true) falls
+  below `GRAPH_FALSE_BELOW` where it knows the triple. The verdict is then false, its outcome "contradicted by
+  the graph", its reason the finding's (or, for a low P(true), what lowered it most), and the documents' own
+  outcome kept beside it.
 """
 
 from __future__ import annotations

@@ -69,11 +69,14 @@ def shipped_predicates_path() -> Path:
     return Path(str(resources.files("agentkgv.data").joinpath(SHIPPED_FILE)))
 
 
-def load_predicates(data_dir: Path | None = None) -> dict[str, PredicateInfo]:
-    """All predicates any source names, keyed by Wikidata id (`P19`): from the data folder where it holds
-    `properties/`, else the table shipped in the package."""
-    if data_dir is None or not (data_dir / PROPERTIES).is_dir():
+def load_predicates(data_dir: Path | None, shipped_if_missing: bool = False) -> dict[str, PredicateInfo]:
+    """All predicates any source names, keyed by Wikidata id (`P19`), from the data folder. `shipped_if_missing`:
+    the table shipped in the package where the data folder has no `properties/` (what a run of a user's own
+    graph reads); without it, a missing folder is an error, as a benchmark or a training run needs the sources."""
+    if shipped_if_missing and (data_dir is None or not (data_dir / PROPERTIES).is_dir()):
         return shipped_predicates()
+    if data_dir is None:
+        raise DataError(PROPERTIES, "no data folder given for the predicate metadata")
     return read_sources(data_dir)
 
 

@@ -82,6 +82,8 @@ def review_queue(verdicts: list[Verdict], below: float) -> list[Verdict]:
     another value: one read decides), then "not enough evidence" with P(true) nearest the middle (the prior
     says least), then the other doubtful verdicts by rising confidence; triples no text can check last."""
     def order(v: Verdict) -> tuple[int, float]:
+        if v.verdict is None and v.outcome in (Finding.SUPPORTED.value, Finding.CONTRADICTED.value):
+            return 1, abs((v.p_true if v.p_true is not None else 0.5) - 0.5)  # the documents and the graph disagree
         if v.outcome in (Finding.CONTRADICTED.value, Finding.WRONG_KIND.value, Finding.GRAPH_CONTRADICTED.value):
             return 0, v.confidence if v.confidence is not None else 0.0
         if v.outcome == Finding.NOT_CHECKABLE.value:
@@ -107,6 +109,8 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
 
 
 def _why(v: Verdict, below: float) -> str:
+    if v.verdict is None and v.reason:  # the documents decided, the graph disagreed
+        return v.reason
     if v.outcome == Finding.CONTRADICTED.value:
         return f"the first passage states {v.stated_instead!r} instead"
     if v.outcome == Finding.NOT_CHECKABLE.value:
