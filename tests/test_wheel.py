@@ -3,8 +3,8 @@ anywhere: the README's Python example, then `index`, `verify` and `report`, each
 the cache folder and the outputs named.
 
 The environment is made with the interpreter that runs the tests and installs the wheel with its dependencies
-from the package index (pip's cache makes a second install quick); torch is pinned first, as the Makefile does,
-so the CPU build is taken.
+from the package index, which this project's machines reach (pip's cache makes a second install quick); torch
+is pinned first to the version the Makefile installs, whose CPU build those machines hold.
 """
 
 from __future__ import annotations
