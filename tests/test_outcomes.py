@@ -272,3 +272,16 @@ def test_the_silence_rates_count_the_silent_verdicts_by_whether_a_passage_named_
     # (lacking true, holding true, lacking false, holding false), each (silent + 0.5) / (all + 1)
     assert unnamed == (round(2.5 / 3, 4), 0.25, 0.25, 0.5)
     assert named == (round(0.5 / 3, 4), 0.75, 0.75, 0.5)
+
+
+@pytest.mark.skipif(not (data_dir() / "lama_trex").exists(), reason="no facts files")
+def test_the_names_read_from_the_facts_files_are_kept_in_the_cache_and_read_back_the_same(tmp_path):
+    from agentkgv.reader_agent.relation_facts import RelationFacts, _loaded
+
+    built = RelationFacts.load(data_dir(), (), tmp_path)
+    [kept] = (tmp_path / "relation-facts").glob("object-labels-*.json")
+    _loaded.cache_clear()
+    read = RelationFacts.load(data_dir(), (), tmp_path)
+    assert read.keys == built.keys and read.cues == built.cues
+    assert {k: v.by_words for k, v in read.names.items()} == {k: v.by_words for k, v in built.names.items()}
+    assert kept.stat().st_mtime_ns == next((tmp_path / "relation-facts").glob("*.json")).stat().st_mtime_ns
