@@ -295,6 +295,16 @@ def test_read_turtle_uses_labels_and_local_names(tmp_path):
     assert all(t.id.startswith("kg:") and t.label is None for t in triples.values())
 
 
+def test_a_term_with_several_labels_is_named_by_one_on_every_read_and_known_by_the_rest(tmp_path):
+    path = _write(tmp_path, "ada.ttl", "@prefix ex: <http://example.org/> .\n"
+                                       "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                                       'ex:Ada rdfs:label "Countess of Lovelace"@en, "Ada Lovelace"@en, "Ada"@it .\n'
+                                       "ex:Ada ex:birthPlace ex:London .\n")
+    for _ in range(3):  # a set's order could differ between reads; the name may not
+        [claim] = [t.triple for t in read_triples(path)]
+        assert claim.subject == "Ada Lovelace" and claim.subject_aliases == ("Countess of Lovelace",)
+
+
 def test_read_ntriples_with_wikidata_ids(tmp_path):
     path = _write(
         tmp_path,

@@ -1,7 +1,7 @@
 """RDF graphs as triples to verify: N-Triples and Turtle files, or an rdflib graph in memory. RDF terms are read
 as the verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its
 `rdfs:label` if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`), and its
-`skos:altLabel`s are its aliases. A file's errors name its line where rdflib lets them.
+other English or untagged labels and `skos:altLabel`s are its aliases. A file's errors name its line where rdflib lets them.
 """
 
 from __future__ import annotations
@@ -161,21 +161,34 @@ def stable_blank_nodes(graph: Graph) -> Graph:
     return stable
 
 
-def _names(graph: Graph) -> dict:
-    """Term -> label, from rdfs:label (else skos:prefLabel), English or untagged labels preferred."""
-    names: dict = {}
-    for predicate in (SKOS.prefLabel, RDFS.label):  # rdfs:label last, so it wins
+def _labels(graph: Graph) -> dict:
+    """Term -> its labels as (text, in English or untagged), the one that names it first: English or untagged
+    before other languages, rdfs:label before skos:prefLabel, then in sorted order, so that a term with several
+    labels is named alike on every read."""
+    ranked: dict = {}
+    for rank, predicate in enumerate((RDFS.label, SKOS.prefLabel)):
         for subject, label in graph.subject_objects(predicate):
-            if isinstance(label, Literal) and (label.language in (None, "en") or subject not in names):
-                names[subject] = str(label)
-    return names
+            if isinstance(label, Literal):
+                ranked.setdefault(subject, set()).add((label.language not in (None, "en"), rank, str(label)))
+    return {subject: tuple(dict.fromkeys((text, not foreign) for foreign, _, text in sorted(labels)))
+            for subject, labels in ranked.items()}
+
+
+def _names(graph: Graph) -> dict:
+    """Term -> the label that names it (`_labels`)."""
+    return {subject: labels[0][0] for subject, labels in _labels(graph).items()}
 
 
 def _alt_labels(graph: Graph) -> dict:
-    """Term -> its skos:altLabel names, the aliases a passage may name it by."""
+    """Term -> the aliases a passage may name it by: its other labels in English or untagged, then its
+    skos:altLabel names."""
     aliases: dict = {}
+    for subject, labels in _labels(graph).items():
+        others = tuple(dict.fromkeys(text for text, english in labels[1:] if english and text != labels[0][0]))
+        if others:
+            aliases[subject] = others
     for subject, label in sorted(graph.subject_objects(SKOS.altLabel)):
-        if isinstance(label, Literal):
+        if isinstance(label, Literal) and str(label) not in aliases.get(subject, ()):
             aliases[subject] = (*aliases.get(subject, ()), str(label))
     return aliases
 
