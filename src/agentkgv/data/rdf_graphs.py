@@ -1,7 +1,8 @@
 """RDF graphs as triples to verify: N-Triples and Turtle files, or an rdflib graph in memory. RDF terms are read
 as the verifier reads text: a predicate IRI becomes words (`dbo:birthPlace` -> `birth place`), an entity its
 `rdfs:label` if the graph has one, else its IRI's local name (`Beverly_Hills` -> `Beverly Hills`), and its
-other English or untagged labels and `skos:altLabel`s are its aliases. A file's errors name its line where rdflib lets them.
+other English or untagged labels and `skos:altLabel`s are its aliases. A file's errors name its line where
+rdflib lets them.
 """
 
 from __future__ import annotations
