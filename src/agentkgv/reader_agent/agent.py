@@ -53,6 +53,7 @@ from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
+from agentkgv.reader_agent.values import parse_date, parse_number
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
 from agentkgv.reader_agent.value_reader import ValueReader
 from agentkgv.retrieval.base import Hit, Retriever
@@ -171,9 +172,10 @@ class ReadingAgent:
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
             # A name the facts files know, stated with the relation's words, withdraws support as the value reader's
-            # does (below). Dates and numbers are left to the value reader: a passage may give a figure's history
-            # ("19,450, up from 17,000").
-            if fresh[i][0].claim.kind is Kind.ENTITY and self._gives_instead(fresh[i][0], scores[i], logit):
+            # does (below); one written as a year or a number is no name ("aired on NBC in 1991"). Dates and
+            # numbers are left to the value reader: a passage may give a figure's history ("19,450, up from 17,000").
+            if fresh[i][0].claim.kind is Kind.ENTITY and parse_date(value) is None and parse_number(value) is None \
+                    and self._gives_instead(fresh[i][0], scores[i], logit):
                 withdrawn.add(i)
         if self.values is not None:
             withdrawn |= self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
@@ -214,8 +216,8 @@ class ReadingAgent:
         """The value reader's span of each trusted passage about the subject (of a claim another value would
         contradict): where it is another value than the claim's, the triple with it is read, and weighed as a
         contradiction. Returns the passages that support the claim yet give another value, stated with the relation's
-        words, which the reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved to Marrowick"
-        states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
+        words, which the reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved
+        to Marrowick" states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
         asked = [i for i, (reading, hit) in enumerate(fresh)
                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
                  and reader_view(reading.claim.triple, hit.passage.text).has_subject]
@@ -229,12 +231,7 @@ class ReadingAgent:
         # death in 1968). A name is of a kind, which says more of it than its words (below).
         found = [(i, value) for i, value in found if fresh[i][0].claim.kind is Kind.ENTITY or self.relations.cues.states(
             fresh[i][0].claim.with_object(value), reader_view(fresh[i][0].claim.with_object(value), fresh[i][1].passage.text).text)]
-        names = [k for k, (i, _) in enumerate(found) if fresh[i][0].claim.kind is Kind.ENTITY]
-        if self.kinds is not None and names:  # a name of another kind than the object's states nothing of it
-            alike = self.kinds.could_replace([fresh[found[k][0]][0].claim.triple for k in names],
-                                             [found[k][1] for k in names])
-            dropped = {k for k, ok in zip(names, alike) if not ok}
-            found = [pair for k, pair in enumerate(found) if k not in dropped]
+        found = self._alike(fresh, found)
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in found])
@@ -249,6 +246,16 @@ class ReadingAgent:
                     reading.claim.with_object(value), reader_view(reading.claim.with_object(value), hit.passage.text).text):
                 withdrawn.add(i)
         return withdrawn
+
+    def _alike(self, fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """The (passage, value) pairs whose value could stand for the claim's object: a name of another kind than
+        the object's states nothing of it (a year is no network); dates and numbers pass."""
+        names = [k for k, (i, _) in enumerate(found) if fresh[i][0].claim.kind is Kind.ENTITY]
+        if self.kinds is None or not names:
+            return found
+        alike = self.kinds.could_replace([fresh[found[k][0]][0].claim.triple for k in names], [found[k][1] for k in names])
+        dropped = {k for k, ok in zip(names, alike) if not ok}
+        return [pair for k, pair in enumerate(found) if k not in dropped]
 
     @staticmethod
     def _gives_instead(reading: Reading, score: float, logit: float) -> bool:
