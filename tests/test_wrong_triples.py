@@ -75,16 +75,12 @@ def test_a_death_by_surname_does_not_support_a_birth_there(agent):
 def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support_it(tmp_path):
     config = ReadingConfig(absence="unknown")
     pages = [Passage("p0", "Fennimore Dask was born in Dunholt and moved to Marrowick in 1950.", "Fennimore Dask"),
-             Passage("p1", "The population of Marrowick was 19,450 in 2020.", "Marrowick"),
-             Passage("p2", "Hilde Varga was born in Paris and moved to Marrowick in 1950.", "Hilde Varga")]
+             Passage("p1", "The population of Marrowick was 19,450 in 2020.", "Marrowick")]
     agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
                   RelationFacts.load(data_dir()))
     moved = verify(agent, "Fennimore Dask", "place of birth", "Marrowick")
     assert moved.outcome == Finding.CONTRADICTED.value and moved.stated_instead == "Dunholt"
     assert verify(agent, "Fennimore Dask", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
-    # A city the facts files know as a birth place, in the same place in the sentence.
-    paris = verify(agent, "Hilde Varga", "place of birth", "Marrowick")
-    assert paris.outcome == Finding.CONTRADICTED.value and paris.stated_instead == "Paris"
     # The relation's noun leads the subject: "the population of Marrowick was".
     population = verify(agent, "Marrowick", "population", "31,000")
     assert population.outcome == Finding.CONTRADICTED.value and population.stated_instead == "19,450"

@@ -53,7 +53,6 @@ from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
-from agentkgv.reader_agent.values import parse_date, parse_number
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
 from agentkgv.reader_agent.value_reader import ValueReader
 from agentkgv.retrieval.base import Hit, Retriever
@@ -168,17 +167,14 @@ class ReadingAgent:
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in others]
         scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
-        withdrawn: set[int] = set()
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
-            # A name the facts files know, stated with the relation's words, withdraws support as the value reader's
-            # does (below); one written as a year or a number is no name ("aired on NBC in 1991"). Dates and
-            # numbers are left to the value reader: a passage may give a figure's history ("19,450, up from 17,000").
-            if fresh[i][0].claim.kind is Kind.ENTITY and parse_date(value) is None and parse_number(value) is None \
-                    and self._gives_instead(fresh[i][0], scores[i], logit):
-                withdrawn.add(i)
+        # Only the value reader's span withdraws support (below), not any name the facts files know that a passage
+        # writes with the relation's words somewhere between: "the only Slovene daily ... (the other two are the
+        # German-language Dolomiten ...)" gives Dolomiten no language but German.
+        withdrawn: set[int] = set()
         if self.values is not None:
-            withdrawn |= self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
+            withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text):
