@@ -214,9 +214,15 @@ class ReadingAgent:
         contradiction. Returns the passages that support the claim yet give another value, stated with the relation's
         words, which the reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved
         to Marrowick" states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
-        asked = [i for i, (reading, hit) in enumerate(fresh)
+        # A passage the reader would take as support but whose words between the names state a rival relation (born
+        # where the claim is a death) is about that relation: the value it gives is that relation's ("born in
+        # Alexandra, Victoria" gives no place of death), so it is not read for one.
+        asked = [i for i, ((reading, hit), score) in enumerate(zip(fresh, scores))
                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
-                 and reader_view(reading.claim.triple, hit.passage.text).has_subject]
+                 and reader_view(reading.claim.triple, hit.passage.text).has_subject
+                 and not (reading.judge.calibration.settles(Evidence().add(float(score), True, True))
+                          and self.relations.cues.denies(reading.claim.triple,
+                                                         reader_view(reading.claim.triple, hit.passage.text).text))]
         spans = self.values.read([(fresh[i][0].claim.triple.subject, fresh[i][0].claim.triple.predicate,
                                    fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
         found = [(i, other) for i, span in zip(asked, spans)
