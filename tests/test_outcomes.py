@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,3 +286,25 @@ def test_the_names_read_from_the_facts_files_are_kept_in_the_cache_and_read_back
     assert read.keys == built.keys and read.cues == built.cues
     assert {k: v.by_words for k, v in read.names.items()} == {k: v.by_words for k, v in built.names.items()}
     assert kept.stat().st_mtime_ns == next((tmp_path / "relation-facts").glob("*.json")).stat().st_mtime_ns
+
+
+@pytest.mark.skipif(not (data_dir() / "lama_trex").exists(), reason="no facts files")
+def test_the_shipped_relation_cues_are_what_the_data_folder_gives():
+    from agentkgv.reader_agent.relation_cues import read_cue_table
+    from agentkgv.reader_agent.relation_facts import cue_table
+
+    def as_sets(table):
+        return {pid: (own, frozenset(rivals)) for pid, (own, rivals) in table.items()}
+
+    assert as_sets(read_cue_table()) == as_sets(cue_table(data_dir()))  # `agentkgv build predicates` rewrites it
+
+
+def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues  # the shipped table, as a pip-installed user has
+    birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")
+    both = "[S:Ada Vance] was born in Oslo, Norway, on 2 May 1911, and died in [O:Lund]"
+    assert cues.denies(birth, both) and not cues.denies(death, both)
+    assert not cues.denies(birth, "[S:Ada Vance], who died in 1990, was born in [O:Lund]")
+    assert not cues.denies(birth, "[S:Ada Vance] was born and died in [O:Lund]")  # both stated
+    assert not cues.denies(birth, "[S:Ada Vance] was born on 2 May 1911, in [O:Lund]")  # the clause has no cue
+    assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")

@@ -84,3 +84,23 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
     # The relation's noun leads the subject: "the population of Marrowick was".
     population = verify(agent, "Marrowick", "population", "31,000")
     assert population.outcome == Finding.CONTRADICTED.value and population.stated_instead == "19,450"
+
+
+def test_without_the_data_folder_a_death_place_still_does_not_support_a_birth_there(tmp_path):
+    # A pip-installed user has no facts files: the relation cues ship with the package.
+    config = ReadingConfig(absence="unknown")
+    pages = [Passage("p0", "Douglas Adams was born in Cambridge, England, on 11 March 1952, and died in Santa "
+                           "Barbara, California, in 2001.", "Douglas Adams"),
+             Passage("p1", PAGES[0][1], PAGES[0][0]), Passage("p2", PAGES[3][1], PAGES[3][0])]
+    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
+                  RelationFacts.load(tmp_path / "no-data"))
+    for subject, died_there, born_there in (("Douglas Adams", "Santa Barbara", "Cambridge"),
+                                            ("Ansel Brightwater", "Varnholm", "Lembrook")):
+        assert verify(agent, subject, "place of birth", born_there).outcome == Finding.SUPPORTED.value
+        wrong = verify(agent, subject, "place of birth", died_there)
+        assert wrong.outcome != Finding.SUPPORTED.value and wrong.verdict is not True, wrong
+        assert verify(agent, subject, "place of death", died_there).outcome == Finding.SUPPORTED.value
+        wrong = verify(agent, subject, "place of death", born_there)
+        assert wrong.outcome != Finding.SUPPORTED.value and wrong.verdict is not True, wrong
+    surname = verify(agent, "Edda Quillfeather", "place of birth", "Sorrelby")
+    assert surname.outcome != Finding.SUPPORTED.value and surname.verdict is not True

@@ -31,12 +31,16 @@ def build_benchmark_command(data_dir: DataOpt = None, cache_dir: CacheOpt = None
 
 @app.command("build-predicates", rich_help_panel=BUILD)
 def build_predicates_command(data_dir: DataOpt = None) -> None:
-    """Write the predicate table the package ships (labels, aliases, descriptions, templates) from the data folder."""
+    """Write the predicate and relation-cue tables the package ships (labels, aliases, descriptions, templates;
+    the words that state each relation) from the data folder."""
     from agentkgv.data.predicates import shippable, shipped_predicates_path, write_shipped_predicates
+    from agentkgv.reader_agent.relation_cues import shipped_cues_path, write_cue_table
+    from agentkgv.reader_agent.relation_facts import cue_table
 
-    path = shipped_predicates_path()
-    size = write_shipped_predicates(shippable(Path(data_dir) if data_dir else default_data_dir()), path)
-    console.print(f"written to {path} ({size / 1e3:.0f} KB)")
+    data = Path(data_dir) if data_dir else default_data_dir()
+    for path, write in ((shipped_predicates_path(), lambda path: write_shipped_predicates(shippable(data), path)),
+                        (shipped_cues_path(), lambda path: write_cue_table(cue_table(data), path))):
+        console.print(f"written to {path} ({write(path) / 1e3:.0f} KB)")
 
 
 @app.command("build-corpus", rich_help_panel=BUILD)

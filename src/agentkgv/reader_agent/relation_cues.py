@@ -12,13 +12,18 @@ the facts files overlap. A passage that writes both ("born and died in London") 
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 
 import Stemmer
 
-from agentkgv.data.predicates import PredicateInfo, template_phrase
+from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 
@@ -35,6 +40,11 @@ _GENERIC = frozenset(_STEMMER.stemWords(["date", "year", "time", "place", "locat
 # and "a play written by a Norwegian playwright" says something of both.
 RIVAL_OVERLAP = (0.15, 0.3)
 _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
+# The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
+# tells a birth from a death (`agentkgv build predicates` writes it; a test checks it against the data folder).
+CUES_FILE = "relation_cues.json.gz"
+# (own cue stems, the rivals' stems) by relation id.
+CueTable = dict[str, tuple[frozenset[str], tuple[frozenset[str], ...]]]
 
 
 def stems(phrases: list[str]) -> frozenset[str]:
@@ -51,18 +61,42 @@ def cue_stems(info: PredicateInfo) -> frozenset[str]:
 _LEADS = re.compile(r"((?:[\w'-]+\s+){1,3})of\s*$")
 
 
-def between_marks(view: str, leading: bool = False) -> str | None:
-    """The words between the nearest subject and object marks of a passage view, None without both. `leading`:
-    with the words that lead the subject where it comes first and follows "of" ("the population of")."""
+def _nearest_marks(view: str) -> tuple[tuple[str, int, int], tuple[str, int, int]] | None:
+    """The nearest subject and object marks of a passage view, in the order they stand; None without both."""
     marks = [(m.group(1), m.start(), m.end()) for m in _MARKS.finditer(view)]
     pairs = [(a, b) for a in marks for b in marks if a[0] == "S" and b[0] == "O"]
     if not pairs:
         return None
     a, b = min(pairs, key=lambda pair: abs(pair[0][1] - pair[1][1]))
     first, second = sorted((a, b), key=lambda mark: mark[1])
+    return first, second
+
+
+def between_marks(view: str, leading: bool = False) -> str | None:
+    """The words between the nearest subject and object marks of a passage view, None without both. `leading`:
+    with the words that lead the subject where it comes first and follows "of" ("the population of")."""
+    marks = _nearest_marks(view)
+    if marks is None:
+        return None
+    first, second = marks
     words = view[first[2]:second[1]]
     lead = _LEADS.search(view[max(0, first[1] - 60):first[1]]) if leading and first[0] == "S" else None
     return f"{lead.group(1)} {words}" if lead else words
+
+
+def next_to_object(view: str) -> str | None:
+    """Of the words between the nearest marks, the clause that touches the object: "[S] was born in Cambridge,
+    England, on 11 March 1952, and died in [O]" gives "and died in"."""
+    marks = _nearest_marks(view)
+    if marks is None:
+        return None
+    first, second = marks
+    clauses = _CLAUSE.split(view[first[2]:second[1]])
+    return clauses[-1] if second[0] == "O" else clauses[0]
+
+
+# Where one clause of the words between two names ends and another begins.
+_CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 
 
 @dataclass(frozen=True)
@@ -87,29 +121,64 @@ class RelationCues:
         return words is not None and bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
 
     def denies(self, triple: Triple, view: str) -> bool:
-        """Whether the passage view states a rival relation between the marked names and not this one."""
+        """Whether the passage view states a rival relation between the marked names and not this one: in the
+        clause next to the object where that clause holds a cue ("born in Cambridge, …, and died in [O]" states
+        a death there), else in all the words between them ("born and died in London" states both)."""
         key = self._key(triple)
         words = between_marks(view) if key is not None else None
         if key is None or words is None:
             return False
-        stems = set(_STEMMER.stemWords(folded_words(words)))
-        return not stems & self.cues[key] and any(stems & rival for rival in self.rivals.get(key, ()))
+        own, rivals = self.cues[key], self.rivals.get(key, ())
+        near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
+        found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
+        return not found & own and any(found & rival for rival in rivals)
 
     @staticmethod
-    def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]]) -> dict[str, tuple]:
-        """(cues, rivals) by relation id: the cues of every relation known, and for each relation with one value
-        per subject that the facts files give objects of, its rivals among those; a rival's cues that are also
-        the relation's own are left out of it. A many-valued relation has no rival: "written in Norwegian" may
-        state a play's language while a spoken language's cue stands beside it."""
+    def of(predicates: Mapping[str, PredicateInfo], table: CueTable) -> RelationCues:
+        """The cues of `table`, keyed as `by_name` keys them by the names `predicates` give each relation."""
+        return RelationCues(by_name(dict(predicates), {pid: own for pid, (own, _) in table.items()}),
+                            by_name(dict(predicates), {pid: rivals for pid, (_, rivals) in table.items()}))
+
+    @staticmethod
+    def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]],
+              single: Collection[str]) -> CueTable:
+        """(cues, rivals) by relation id: the cues of every relation known, and for each relation of `single` (one
+        value per subject) that the facts files give objects of, its rivals among those; a rival's cues that are
+        also the relation's own are left out of it. A many-valued relation has no rival: "written in Norwegian"
+        may state a play's language while a spoken language's cue stands beside it."""
         cues = {pid: cue_stems(info) for pid, info in predicates.items()}
-        table: dict[str, tuple] = {pid: (own, ()) for pid, own in cues.items()}
-        single = [pid for pid in objects if pid in predicates and predicates[pid].single_valued]
-        for pid in single:
+        table: CueTable = {pid: (own, ()) for pid, own in cues.items()}
+        one = [pid for pid in objects if pid in predicates and pid in single]
+        for pid in one:
             own, rivals = cues[pid], []
-            for other in single:
+            for other in one:
                 theirs = cues[other]
                 shared = len(objects[pid] & objects[other]) / max(1, len(objects[pid] | objects[other]))
                 if other != pid and RIVAL_OVERLAP[0] <= shared < RIVAL_OVERLAP[1] and theirs - own:
                     rivals.append(frozenset(theirs - own))
             table[pid] = (own, tuple(rivals))
         return table
+
+
+def shipped_cues_path() -> Path:
+    return Path(str(resources.files("agentkgv.reader_agent").joinpath(CUES_FILE)))
+
+
+def write_cue_table(table: CueTable, path: Path) -> int:
+    """The table `read_cue_table` reads, written reproducibly (sorted, no time stamp); returns its size in bytes."""
+    rows = {pid: {"cues": sorted(own), "rivals": sorted(sorted(r) for r in rivals)} if rivals else {"cues": sorted(own)}
+            for pid, (own, rivals) in sorted(table.items())}
+    data = gzip.compress(json.dumps(rows, sort_keys=True).encode("utf-8"), 9, mtime=0)
+    path.write_bytes(data)
+    return len(data)
+
+
+def read_cue_table(path: Path | None = None) -> CueTable:
+    """The shipped cue table, or the one at `path`."""
+    path = path or shipped_cues_path()
+    try:
+        rows = json.loads(gzip.decompress(path.read_bytes()))
+        return {pid: (frozenset(row["cues"]), tuple(frozenset(r) for r in row.get("rivals", ())))
+                for pid, row in rows.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise DataError(path, f"not a relation cue table: {error!r}") from None

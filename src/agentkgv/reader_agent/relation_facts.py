@@ -25,10 +25,10 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
-from agentkgv.data.predicates import by_name, load_predicates
+from agentkgv.data.predicates import by_name, load_predicates, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
-from agentkgv.reader_agent.relation_cues import RelationCues
+from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
 
 ONE_VALUED_FILE = "one_valued.json"
 
@@ -87,12 +87,20 @@ class RelationFacts:
 
     @staticmethod
     def load(data_dir: Path, extra: tuple[str, ...] = (), cache: Path | None = None) -> RelationFacts:
-        """The shipped table and `extra`, with the object names and cues of every relation the facts files under
-        `data_dir` hold (none when it holds none: then only dates and numbers contradict, and no cue denies).
+        """The shipped tables and `extra`: the relations with one value and every relation's cues, with the
+        names of each relation's objects that the facts files under `data_dir` hold (none without them: then a
+        value the value reader finds, a date or a number contradicts, and no name the facts files know).
         Built once per folder and process: every verifier of a run shares it. `cache`: a folder where the names
         read from the facts files are kept, keyed by the files' sizes and times, so that the next process reads
         one file instead of 300,000 facts."""
         return _loaded(Path(data_dir).resolve(), tuple(extra), cache and Path(cache).resolve())
+
+
+def cue_table(data_dir: Path) -> CueTable:
+    """The cue table the package ships, from the data folder: the cues of the predicates whose sources may be
+    shipped, the rivals among the shipped one-valued relations by the objects the facts files give them."""
+    single = {key for key in json.loads(shipped_table().read_text(encoding="utf-8")) if re.fullmatch(r"P\d+", key)}
+    return RelationCues.build(shippable(data_dir), _object_labels(data_dir, None), single)
 
 
 def _object_labels(data_dir: Path, cache: Path | None) -> dict[str, set[str]]:
@@ -120,13 +128,10 @@ def _object_labels(data_dir: Path, cache: Path | None) -> dict[str, set[str]]:
 
 @lru_cache(maxsize=4)
 def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> RelationFacts:
+    # The cues ship (the data folder's own give the same table, which a test checks); the names need the facts.
+    predicates = load_predicates(data_dir, shipped_if_missing=True)
+    cues = RelationCues.of(predicates, read_cue_table())
     pools = _object_labels(data_dir, cache)
-    if not pools:
-        return RelationFacts.read(shipped_table(), extra)
-    predicates = load_predicates(data_dir)
     names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
                                  for pid, labels in pools.items()})
-    built = RelationCues.build(predicates, pools)
-    cues = RelationCues(by_name(predicates, {pid: own for pid, (own, _) in built.items()}),
-                        by_name(predicates, {pid: rivals for pid, (_, rivals) in built.items()}))
     return RelationFacts.read(shipped_table(), extra, names, cues)
