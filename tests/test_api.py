@@ -50,7 +50,11 @@ def test_one_verifier_reads_tuples_a_graph_and_a_file_alike(tmp_path, data, smal
     graph.add((peiper, born, URIRef("http://example.org/Alexandra")))
     graph.add((peiper, born, URIRef("http://example.org/Melbourne")))
     from_graph = verifier.verify(graph)
-    assert sorted((v.triple.object, v.verdict) for v in from_graph) == [("Alexandra", True), ("Melbourne", False)]
+    claims = [v for v in from_graph if v.triple.predicate != "label"]
+    assert sorted((v.triple.object, v.verdict) for v in claims) == [("Alexandra", True), ("Melbourne", False)]
+    # Every triple of the graph is accounted for: its labels too, each checked against the IRI's own name.
+    labels = sorted((v.triple.subject, v.triple.object) for v in from_graph if v.triple.predicate == "label")
+    assert labels == [("Alexandra", "Alexandra"), ("Allan Peiper", "Allan Peiper"), ("Melbourne", "Melbourne")]
 
     csv = tmp_path / "graph.csv"
     csv.write_text("subject,predicate,object\n" + "".join(",".join(t) + "\n" for t in TRIPLES))

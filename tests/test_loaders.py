@@ -285,14 +285,35 @@ def test_read_turtle_uses_labels_and_local_names(tmp_path):
         '    dbo:birthDate "1906-06-22" .\n'
         'dbr:Billy_Wilder rdfs:label "Billy Wilder (de)"@de, "Mr. Wilder"@en .\n',
     )
-    triples = {t.triple.predicate: t for t in read_triples(path)}
-    assert set(triples) == {"death place", "birth date"}  # the label triples are not claims
+    read = list(read_triples(path))
+    triples = {t.triple.predicate: t for t in read if t.triple.predicate != "label"}
+    assert set(triples) == {"death place", "birth date"}
     death = triples["death place"].triple
     assert (death.subject, death.object) == ("Mr. Wilder", "Beverly Hills, California")
     assert death.predicate_id == "http://dbpedia.org/ontology/deathPlace"
     birth = triples["birth date"].triple
     assert birth.object == "1906-06-22" and birth.object_id is None
     assert all(t.id.startswith("kg:") and t.label is None for t in triples.values())
+    # The labels come last, each its own claim, its subject named by the IRI and the labels it does not give.
+    labels = [t.triple for t in read[2:]]
+    assert [(t.subject, t.object, t.subject_aliases) for t in labels] == [
+        ("Billy Wilder", "Billy Wilder (de)", ("Mr. Wilder",)), ("Billy Wilder", "Mr. Wilder", ())]
+    assert [t.id for t in read] == [f"kg:{n}" for n in range(1, 5)]  # every triple of the file, once
+
+
+def test_a_label_is_checked_by_the_names_it_does_not_give(tmp_path):
+    from agentkgv.reader_agent.claims import Claim, Kind
+
+    path = _write(tmp_path, "ids.ttl", "@prefix wd: <http://www.wikidata.org/entity/> .\n"
+                                       "@prefix ex: <http://example.org/> .\n"
+                                       "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                                       'wd:Q42 rdfs:label "Douglas Adams"@en .\n'
+                                       'ex:Unit_454 rdfs:label "60px" .\n'
+                                       'ex:Ada_Lovelace rdfs:label "Ada Lovelace" .\n')
+    claims = {t.triple.object: Claim.of(t.triple) for t in read_triples(path)}
+    assert claims["Douglas Adams"].kind is Kind.NOT_CHECKABLE  # an id names nothing a label could be held against
+    assert claims["60px"].kind is Kind.LABEL and not claims["60px"].named_by_subject()
+    assert claims["Ada Lovelace"].kind is Kind.LABEL and claims["Ada Lovelace"].named_by_subject()
 
 
 def test_a_term_with_several_labels_is_named_by_one_on_every_read_and_known_by_the_rest(tmp_path):
@@ -301,7 +322,7 @@ def test_a_term_with_several_labels_is_named_by_one_on_every_read_and_known_by_t
                                        'ex:Ada rdfs:label "Countess of Lovelace"@en, "Ada Lovelace"@en, "Ada"@it .\n'
                                        "ex:Ada ex:birthPlace ex:London .\n")
     for _ in range(3):  # a set's order could differ between reads; the name may not
-        [claim] = [t.triple for t in read_triples(path)]
+        claim = next(t.triple for t in read_triples(path))  # the claims lead, the labels follow
         assert claim.subject == "Ada Lovelace" and claim.subject_aliases == ("Countess of Lovelace",)
 
 
@@ -327,8 +348,10 @@ def test_user_aliases_from_jsonl_csv_and_skos_alt_labels(tmp_path):
     ttl = _write(tmp_path, "a.ttl",
                  "@prefix ex: <http://ex.org/> .\n@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
                  'ex:Fischer ex:citizenship ex:Denmark .\nex:Denmark skos:altLabel "Danish", "DK" .\n')
-    [claim] = list(read_triples(ttl))
+    claim, *alt_labels = list(read_triples(ttl))
     assert claim.triple.object == "Denmark" and set(claim.triple.object_aliases) == {"Danish", "DK"}
+    assert [(t.triple.subject, t.triple.predicate, t.triple.object) for t in alt_labels] == [
+        ("Denmark", "alt label", "DK"), ("Denmark", "alt label", "Danish")]
     bad = _write(tmp_path, "bad.jsonl", '{"s": "a", "p": "b", "o": "c", "object_aliases": [1]}\n')
     with pytest.raises(DataError, match=r"bad\.jsonl:1: field 'object_aliases'"):
         list(read_triples(bad))

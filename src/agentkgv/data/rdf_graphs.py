@@ -20,8 +20,9 @@ from agentkgv.data.jsonl import decoded_lines
 from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
 
 
-# Naming and documentation triples describe the graph's terms; they are not claims to verify.
-_ANNOTATIONS = frozenset({RDFS.label, RDFS.comment, SKOS.prefLabel, SKOS.altLabel})
+# The triples that name the graph's terms: each is checked against the term's other names (its IRI's local
+# name, its other labels), not named by itself.
+_NAMING = frozenset({RDFS.label, SKOS.prefLabel, SKOS.altLabel})
 
 
 _WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-\s]+")
@@ -56,23 +57,29 @@ def read_rdf(path: Path, rdflib_format: str,
 
 
 def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "graph") -> Iterator[LabeledTriple]:
-    """The triples an rdflib graph states, to verify: every statement but labels and other names, named by the
-    graph's labels (rdfs:label, skos:prefLabel; skos:altLabel as aliases) or the IRI's local name. `name` starts
-    their ids; `origin` is named in errors."""
+    """Every triple an rdflib graph states, to verify, named by the graph's labels (rdfs:label, skos:prefLabel;
+    skos:altLabel as aliases) or the IRI's local name; then the naming triples themselves, each with its subject
+    named by the IRI's local name and its other labels, so that a label is checked against the names it does not
+    give. `name` starts their ids; `origin` is named in errors."""
     graph = stable_blank_nodes(graph)
     names, aliases = _names(graph), _alt_labels(graph)
-    claims = sorted(triple for triple in graph if triple[1] not in _ANNOTATIONS)
-    for index, (subject, predicate, obj) in enumerate(claims, start=1):
+    claims = sorted(triple for triple in graph if triple[1] not in _NAMING)
+    naming = sorted(triple for triple in graph if triple[1] in _NAMING)
+    for index, (subject, predicate, obj) in enumerate(claims + naming, start=1):
+        if predicate in _NAMING:
+            subject_name, subject_aliases = _named_otherwise(subject, _term_label(obj, names), names, aliases)
+        else:
+            subject_name, subject_aliases = _term_label(subject, names), aliases.get(subject, ())
         yield LabeledTriple(
             id=f"{name}:{index}",
             triple=Triple(
-                subject=_term_label(subject, names),
+                subject=subject_name,
                 predicate=predicate_words(local_name(str(predicate))),
                 object=_term_label(obj, names),
                 predicate_id=_term_id(predicate),
                 subject_id=_term_id(subject),
                 object_id=_term_id(obj),
-                subject_aliases=aliases.get(subject, ()),
+                subject_aliases=subject_aliases,
                 object_aliases=aliases.get(obj, ()),
                 rdf=RdfTerms(*(n_triples(term, origin) for term in (subject, predicate, obj))),
             ),
@@ -192,6 +199,21 @@ def _alt_labels(graph: Graph) -> dict:
         if isinstance(label, Literal) and str(label) not in aliases.get(subject, ()):
             aliases[subject] = (*aliases.get(subject, ()), str(label))
     return aliases
+
+
+# A local name that names nothing a passage would write: a Wikidata id, a number, a hash.
+OPAQUE_NAME = re.compile(r"[A-Za-z]?\d+|[0-9a-fA-F-]{16,}|_:.*")
+
+
+def _named_otherwise(term: object, given: str, names: dict, aliases: dict) -> tuple[str, tuple[str, ...]]:
+    """The names of `term` other than the label `given`: its IRI's local name where that is a name, then its
+    other labels; the label's subject for a naming triple. With none, the term as `_term_label` shows it, an id
+    that claims.py reads as leaving the label nothing to be checked against."""
+    own = _term_label(term, {}) if isinstance(term, URIRef) else ""
+    others = [n for n in (own if not OPAQUE_NAME.fullmatch(own) else "", names.get(term), *aliases.get(term, ()))
+              if n and n != given]
+    others = list(dict.fromkeys(others))
+    return (others[0], tuple(others[1:])) if others else (own or _term_label(term, {}), ())
 
 
 def _term_label(term: object, names: dict) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Protocol
 
+from agentkgv.data.rdf_graphs import OPAQUE_NAME
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.values import Date, Number, dates_in, numbers_in, parse_date, parse_number
@@ -45,7 +46,8 @@ def _predicate_words(triple: Triple) -> set[str]:
 _URL = re.compile(r"^(?:https?|ftp)://|^www\.|\.(?:jpe?g|png|gif|svg|tiff?|webp|pdf)$", re.IGNORECASE)
 _LINK_WORDS = {"image", "thumbnail", "depiction", "logo", "homepage", "website", "url", "uri", "iri", "link",
                "id", "identifier", "isbn", "issn", "doi", "viaf", "sameas", "seealso", "caption", "signature"}
-_LABEL_WORDS = ({"label"}, {"name"}, {"alias"}, {"nickname"}, {"altlabel"}, {"preflabel"}, {"also", "known", "as"},
+_LABEL_WORDS = ({"label"}, {"name"}, {"alias"}, {"nickname"}, {"altlabel"}, {"preflabel"}, {"alt", "label"},
+                {"pref", "label"}, {"also", "known", "as"},
                 {"birth", "name"}, {"full", "name"}, {"alternative", "name"}, {"official", "name"})
 _CATEGORY = re.compile(r"^category:\s*", re.IGNORECASE)
 _DATE_WORDS = {"date", "year", "born", "died", "birth", "death", "inception", "founded", "established",
@@ -65,7 +67,14 @@ class NotCheckable:
         # The object as read: an entity of a graph is its label (an IRI only where it has none), so only a
         # link or a file stands here as a URL.
         return bool(_URL.search(triple.object.strip())) or bool(
-            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object))
+            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object)) or _unnamed(triple)
+
+
+def _unnamed(triple: Triple) -> bool:
+    """A label of a term the graph names no other way (an id such as `Q42`, a blank node): nothing to check it
+    against, and no passage names an id."""
+    return (Label().applies(triple) and not triple.subject_aliases and bool(OPAQUE_NAME.fullmatch(triple.subject))
+            and not same_name(triple.object, triple.subject))
 
 
 class Label:
