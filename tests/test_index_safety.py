@@ -167,12 +167,17 @@ def test_every_method_honours_distrust_and_the_verdict_says_so(tmp_path, data):
     assert pinned["retriever"]["distrust"] == [str((docs / "blog").resolve())]
 
 
-def test_the_llm_answer_cache_lives_under_the_cache_folder_given(tmp_path):
+def test_the_llm_answer_cache_and_converted_model_live_under_the_cache_folder_given(tmp_path):
     from agentkgv.config import RunConfig, RunOptions, resolve
 
     ws = Workspace(cache=tmp_path / "mine")
     run = resolve(RunConfig(method="direct"), ws).config
     assert run.llm.cache_path == (tmp_path / "mine" / "llm" / "completions.sqlite").resolve()
+    # The embedded model is converted into the same cache folder, not the default one.
+    assert run.llm.models_dir == (tmp_path / "mine" / "models").resolve()
+    from agentkgv.llm.embedded import converted_dir
+
+    assert converted_dir(run.llm.models_dir).parent == run.llm.models_dir
     own = RunOptions(cache=True).apply(RunConfig(method="direct"))
     own = own.model_copy(update={"llm": own.llm.model_copy(update={"cache_path": tmp_path / "x.sqlite"})})
     assert resolve(own, ws).config.llm.cache_path == tmp_path / "x.sqlite"

@@ -208,6 +208,8 @@ def resolve(run: RunConfig, ws: Workspace, base_model: bool = False, retriever_a
         llm = llm.model_copy(update={"adapter": Path(TRAINED_ADAPTER)})
     if llm.cache_path is None:
         llm = llm.model_copy(update={"cache_path": ws.llm_cache.resolve()})
+    if llm.models_dir is None:
+        llm = llm.model_copy(update={"models_dir": ws.models.resolve()})
     run = run.model_copy(update={"llm": llm})
     if not run.uses_reader:
         return ResolvedRun(run, None, pins, given, base_model)

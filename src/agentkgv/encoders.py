@@ -74,7 +74,7 @@ def assembled_mpnet() -> Path:
 
     from agentkgv.paths import Workspace
 
-    folder = Workspace().cache / "models" / MPNET_BASE
+    folder = Workspace().models / MPNET_BASE
     if (folder / "model.safetensors").exists():
         return folder
     parts = []

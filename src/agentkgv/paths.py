@@ -67,6 +67,11 @@ class Workspace:
         return self.cache / "llm" / "completions.sqlite"
 
     @property
+    def models(self) -> Path:
+        """Models made from what the packages ship: the converted embedded LLM, the joined mpnet."""
+        return self.cache / "models"
+
+    @property
     def runs(self) -> Path:
         return self.cache / "runs"
 

@@ -35,22 +35,23 @@ def gguf_path() -> Path:
     return path
 
 
-def converted_dir() -> Path:
-    return cache_dir() / "models" / CONVERTED_NAME
+def converted_dir(models: Path | None = None) -> Path:
+    """`models`: the folder converted models are kept in (None: `models` in the default cache folder)."""
+    return (models or cache_dir() / "models") / CONVERTED_NAME
 
 
-def transformers_dir() -> Path:
+def transformers_dir(models: Path | None = None) -> Path:
     """The converted model folder, converting the GGUF on first use."""
-    target = converted_dir()
+    target = converted_dir(models)
     if not (target / "config.json").exists():
         _convert(gguf_path(), target)
     return target
 
 
-def resolve_model_path(model: str) -> str:
-    """What transformers should load: `smollm2` is the converted embedded model, anything else a folder or
-    hub name. Training starts from the same path."""
-    return str(transformers_dir()) if model == DEFAULT_MODEL else model
+def resolve_model_path(model: str, models: Path | None = None) -> str:
+    """What transformers should load: `smollm2` is the converted embedded model (converted into `models`),
+    anything else a folder or hub name. Training starts from the same path."""
+    return str(transformers_dir(models)) if model == DEFAULT_MODEL else model
 
 
 def adapter_fingerprint(adapter: Path) -> str:

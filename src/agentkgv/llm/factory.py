@@ -35,11 +35,12 @@ class LLMConfig(Settings):
     schema_style: SchemaStyle = "json_schema"
     cache: bool = True
     cache_path: Path | None = Field(None, description="sqlite file; defaults to <cache dir>/llm/completions.sqlite")
+    models_dir: Path | None = Field(None, description="where the embedded model is converted; defaults to <cache dir>/models")
 
     def identity(self) -> dict:
         """The fields that decide what the model writes, as JSON: how it is run (cache, threads, timeouts,
         retries) and the API key are left out."""
-        return self.model_dump(mode="json", exclude={"cache", "cache_path", "threads", "concurrency", "timeout_s",
+        return self.model_dump(mode="json", exclude={"cache", "cache_path", "models_dir", "threads", "concurrency", "timeout_s",
                                                      "max_retries", "api_key"})
 
 
@@ -59,7 +60,7 @@ def _backend(config: LLMConfig) -> LLM:
 
         if config.threads:
             torch.set_num_threads(config.threads)
-        return TransformersLLM.load(config.model, config.adapter, config.dtype)
+        return TransformersLLM.load(config.model, config.adapter, config.dtype, config.models_dir)
     if config.backend == "llamacpp":
         from agentkgv.llm.llamacpp_backend import LlamaCppLLM
 

@@ -33,10 +33,11 @@ def torch_dtype(name: str) -> torch.dtype:
     return getattr(torch, name)
 
 
-def load_base_model(model: str, dtype: str = "auto") -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """The causal LM `model` names (`smollm2` is the embedded one) in `dtype`, on the GPU when there is one,
-    with its tokenizer: what inference, SFT and GRPO all start from."""
-    path = resolve_model_path(model)
+def load_base_model(model: str, dtype: str = "auto",
+                    models: Path | None = None) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """The causal LM `model` names (`smollm2` is the embedded one, converted into `models`) in `dtype`, on the
+    GPU when there is one, with its tokenizer: what inference, SFT and GRPO all start from."""
+    path = resolve_model_path(model, models)
     network = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype))
     if torch.cuda.is_available():
         network = network.to("cuda")
@@ -55,9 +56,9 @@ class TransformersLLM:
         self._compiler = None
 
     @classmethod
-    def load(cls, model: str = DEFAULT_MODEL, adapter: Path | None = None,
-             dtype: str = "auto") -> TransformersLLM:
-        network, tokenizer = load_base_model(model, dtype)
+    def load(cls, model: str = DEFAULT_MODEL, adapter: Path | None = None, dtype: str = "auto",
+             models: Path | None = None) -> TransformersLLM:
+        network, tokenizer = load_base_model(model, dtype, models)
         # The precision is part of the identity: bf16 and fp32 greedy decodes can diverge.
         name = f"transformers:{model}:{str(network.dtype).removeprefix('torch.')}"
         if adapter is not None:

@@ -134,7 +134,7 @@ def load_policy(settings: GRPOSettings, start: Path | None = None) -> TrainedPol
     sft_adapter = resolve_adapter(Path(llm.adapter)) if llm.adapter is not None else None
     if sft_adapter is not None and not sft_adapter.is_dir():
         raise DataError(sft_adapter, "SFT adapter not found; run `agentkgv sft` first")
-    base, tokenizer = load_base_model(llm.model, llm.dtype)
+    base, tokenizer = load_base_model(llm.model, llm.dtype, llm.models_dir)
     if settings.gradient_checkpointing:
         base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     start = start or sft_adapter
