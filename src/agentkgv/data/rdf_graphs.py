@@ -18,6 +18,7 @@ from rdflib import RDFS, SKOS, XSD, BNode, Graph, Literal, URIRef
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import decoded_lines
 from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
+from agentkgv.data.text import folded_words
 
 
 # The triples that name the graph's terms: each is checked against the term's other names (its IRI's local
@@ -210,10 +211,14 @@ def _named_otherwise(term: object, given: str, names: dict, aliases: dict) -> tu
     other labels; the label's subject for a naming triple. With none, the term as `_term_label` shows it, an id
     that claims.py reads as leaving the label nothing to be checked against."""
     own = _term_label(term, {}) if isinstance(term, URIRef) else ""
-    others = [n for n in (own if not OPAQUE_NAME.fullmatch(own) else "", names.get(term), *aliases.get(term, ()))
-              if n and n != given]
-    others = list(dict.fromkeys(others))
-    return (others[0], tuple(others[1:])) if others else (own or _term_label(term, {}), ())
+    # `Marie_Curie`, and a camel-cased name as words: `placeOfBirth`, "place of birth".
+    forms = [own, predicate_words(own)] if own and not OPAQUE_NAME.fullmatch(own) else []
+    others = forms + [n for n in (names.get(term), *aliases.get(term, ())) if n and n != given]
+    unique: dict[str, str] = {}
+    for name in others:
+        unique.setdefault(" ".join(folded_words(name)), name)
+    kept = [name for words, name in unique.items() if words]
+    return (kept[0], tuple(kept[1:])) if kept else (own or _term_label(term, {}), ())
 
 
 def _term_label(term: object, names: dict) -> str:
