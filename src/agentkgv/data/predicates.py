@@ -194,29 +194,17 @@ def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions
     return by_name(predicates, {pid: gloss for pid, gloss in glosses.items() if gloss})
 
 
-# "place of foundation": a name DBpedia writes the other way round, as `foundationPlace`. Only where the name's
-# head is an attribute (a place, a date): "member of sports team" turned round names the member, not the team.
-_OF_NAME = re.compile(r"^(place|date|year|time|country|location|site|cause|manner|language) of (?:the )?"
-                      r"([a-z]+(?: [a-z]+)?)$")
-
-
 def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[str, V]:
     """`values` (by predicate id) keyed by id, then by lower-cased label, then by alias (a graph that carries
-    words only, DBpedia's `birth place` among them), then by a label or alias of the form "place of
-    foundation" turned round ("foundation place", as DBpedia names it): a predicate's own label wins over
-    another's alias, an alias over a name turned round, and among aliases the lowest id's."""
+    words only, DBpedia's `birth place` among them): a predicate's own label wins over another's alias, and
+    among aliases the lowest id's."""
     by_id = sorted(values, key=lambda pid: (len(pid), pid))
     table = {pid: values[pid] for pid in by_id}
-    for names in (lambda info: (info.label,), lambda info: info.aliases, _turned_round):
+    for names in (lambda info: (info.label,), lambda info: info.aliases):
         for pid in by_id:
             for name in names(predicates[pid]) if pid in predicates else ():
                 table.setdefault(name.lower(), values[pid])
     return table
-
-
-def _turned_round(info: PredicateInfo) -> list[str]:
-    matches = (_OF_NAME.match(name.lower()) for name in (info.label, *info.aliases))
-    return [f"{m.group(2)} {m.group(1)}" for m in matches if m]
 
 
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
