@@ -55,6 +55,18 @@ def test_a_second_value_of_a_one_value_predicate_is_flagged():
     assert [f.rule for f in findings_of(graph, graph[7])] == ["second value"]
 
 
+def test_an_object_that_is_the_subject_or_a_node_made_for_it_is_a_self_loop():
+    loops = [GraphTriple(person(500), f"{EX}spouse", person(500)),
+             GraphTriple(person(600), f"{EX}spouse", Term("iri", f"{EX}Person_600__8"))]
+    graph = people_graph(60) + loops
+    for loop, what in zip(loops, ("its subject", "a node made for its subject")):
+        [found] = [f for f in findings_of(graph, loop) if f.rule == "self-loop"]
+        assert found.strong and what in found.reason
+    # Another person's node is no loop.
+    other = GraphTriple(person(700), f"{EX}spouse", Term("iri", f"{EX}Person_9__8"))
+    assert "self-loop" not in [f.rule for f in findings_of(graph + [other], other)]
+
+
 @pytest.mark.parametrize("value", ["tp://dbpedia.org/resource/Heart_of_Midlothian_F.C.", "*", "_unknown",
                                    "See: [[#Former members"])
 def test_a_malformed_value_is_flagged(value):

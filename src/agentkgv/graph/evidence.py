@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentkgv.graph.profile import OTHER_SITE, GraphProfile, GraphTriple, PredicateProfile
-from agentkgv.graph.values import MALFORMED, RDF_TYPE, family, local_part, number
+from agentkgv.graph.values import MALFORMED, RDF_TYPE, family, local_part, loops_back, number
 
 # The fewest triples (or typed subjects) of a predicate from which its profile is read.
 MIN_SUPPORT = 20
@@ -138,15 +138,16 @@ class RareType:
 
 
 class SelfLoop:
-    """A triple whose object is its subject, for a predicate that otherwise never links a thing to itself
-    (`Arthur C. Clarke | notable work | Arthur C. Clarke`)."""
+    """A triple whose object is its subject, or a node made for it (`Jimmy_Wales__8`), for a predicate that
+    otherwise never links a thing to itself (`Arthur C. Clarke | notable work | Arthur C. Clarke`)."""
 
     name = "self-loop"
 
     def check(self, triple: GraphTriple, predicate: PredicateProfile, context: Context) -> GraphFinding | None:
-        if triple.subject != triple.object or predicate.triples < 5:  # a self-loop is plain from a few triples
+        if not loops_back(triple.subject, triple.object) or predicate.triples < 5:  # plain from a few triples
             return None
-        return GraphFinding(self.name, f"its object is its subject, as in {predicate.self_loops} of "
+        itself = "its subject" if triple.subject == triple.object else "a node made for its subject"
+        return GraphFinding(self.name, f"its object is {itself}, as in {predicate.self_loops} of "
                                        f"{predicate.triples} triples of this predicate",
                             predicate.self_loops, predicate.triples,
                             strong=predicate.self_loops <= 0.05 * predicate.triples)

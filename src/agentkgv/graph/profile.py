@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from agentkgv.data.errors import DataError
-from agentkgv.graph.values import RDF_TYPE, Term, number, value_class
+from agentkgv.graph.values import RDF_TYPE, Term, loops_back, number, value_class
 
 PROFILE_VERSION = 1
 # Per predicate, the most frequent types and IRI hosts kept by name; the rest are counted together.
@@ -134,7 +134,7 @@ class _Predicate:
         if obj.datatype:
             self.datatypes[obj.datatype] += 1
         self.subject_hashes.append(hash(subject.value))
-        self.self_loops += subject == obj
+        self.self_loops += loops_back(subject, obj)
         for term, counter, attribute in ((subject, self.subject_types, "typed_subjects"),
                                          (obj, self.object_types, "typed_objects")):
             known = types.get(term.value) if term.kind != "literal" else None

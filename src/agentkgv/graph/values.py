@@ -88,6 +88,15 @@ def local_part(iri: str) -> str:
     return re.split(r"[/#]", iri.rstrip("/#"))[-1]
 
 
+def loops_back(subject: Term, obj: Term) -> bool:
+    """Whether the object is the subject itself, or a node made for it (DBpedia's `Jimmy_Wales__8` of
+    `Jimmy_Wales`, which holds one of his careers): either way the triple states nothing of another thing."""
+    if subject == obj:
+        return True
+    return (subject.kind == obj.kind == "iri" and bool(_AUXILIARY.search(obj.value))
+            and _AUXILIARY.sub("", obj.value) == subject.value)
+
+
 def iri_class(iri: str) -> str:
     """An IRI's class: cut off, auxiliary (DBpedia's `Person__3` nodes), a namespaced page (`Category:…`),
     else an entity of its host."""
