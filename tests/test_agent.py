@@ -315,8 +315,9 @@ def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rul
 
     text = "Paul Gustav Fischer (1860 in Copenhagen) was a Danish painter, known as P. G. Fischer."
     view = view_passage(text, "Paul Fischer", "Denmark", 50, ["P. G. Fischer"], ["Danish", "Danish painter"])
-    assert view.text == ("Paul Gustav Fischer (1860 in Copenhagen) was a [O:Danish painter], known as "
-                         "[S:P. G. Fischer]")  # the longer alias is the mention
+    # The longer alias is the mention; the name written with a middle name is one too.
+    assert view.text == ("[S:Paul Gustav Fischer] (1860 in Copenhagen) was a [O:Danish painter], known as "
+                         "[S:P. G. Fischer]")
     assert view.has_subject and view.has_object
     # An alias that is the other entity's name stays that entity's mention.
     shared = view_passage("Indonesian is spoken in Indonesia.", "Indonesian", "Indonesia", 50, ["Indonesia"],

@@ -25,6 +25,7 @@ class _Tokens:
     """A text's words, each cut into pieces where a page's markup ran two words into one."""
     pieces: list[tuple[int, int, str]]  # (start, end, folded piece)
     words: list[tuple[int, int, str]]  # (first piece, last piece, folded word)
+    capitals: list[bool]  # whether each word starts with a capital letter
 
 
 def _cuts(word: str) -> list[int]:
@@ -41,7 +42,7 @@ def _cuts(word: str) -> list[int]:
 
 
 def _tokens(text: str) -> _Tokens:
-    pieces, words = [], []
+    pieces, words, capitals = [], [], []
     for m in WORD.finditer(text):
         word, first, folded = m.group(), len(pieces), fold_word(m.group())
         cuts = _cuts(word)
@@ -51,7 +52,8 @@ def _tokens(text: str) -> _Tokens:
         else:
             pieces.append((m.start(), m.end(), folded))
         words.append((first, len(pieces) - 1, folded))
-    return _Tokens(pieces, words)
+        capitals.append(word[:1].isupper())
+    return _Tokens(pieces, words, capitals)
 
 
 def runs_apart(left: str, right: str) -> bool:
@@ -79,6 +81,31 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
     return sorted(spans)
+
+
+# A person's name as a page writes it in full: "Robert Charles Durman Mitchum" for Robert Mitchum.
+MAX_MIDDLE_NAMES = 3
+
+
+def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
+    """Piece ranges where a two-word name written with capitals stands with up to `MAX_MIDDLE_NAMES` capitalised
+    words between its two ("Douglas Noel Adams" for Douglas Adams)."""
+    written, units = name.split(), _name_units(name)[0]
+    if len(written) != 2 or len(units) != 2 or not all(w[:1].isupper() and w[1:2].isalpha() for w in written):
+        return []
+    first, last = units
+    folded = [w[2] for w in tokens.words]
+    spans = []
+    for i, word in enumerate(folded):
+        if word != first:
+            continue
+        for j in range(i + 2, min(i + 2 + MAX_MIDDLE_NAMES, len(folded))):
+            if not tokens.capitals[j - 1]:
+                break
+            if folded[j] == last and tokens.capitals[j]:
+                spans.append((tokens.words[i][0], tokens.words[j][1]))
+                break
+    return spans
 
 
 def _outside(spans: list[tuple[int, int]], others: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -123,9 +150,13 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-def _spans_of(tokens: _Tokens, names: Sequence[str]) -> list[tuple[int, int]]:
-    """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped."""
-    spans = sorted({span for name in names for span in mention_spans(tokens, name)})
+def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False) -> list[tuple[int, int]]:
+    """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped; with
+    `middle_names`, a person's name written in full too."""
+    spans = {span for name in names for span in mention_spans(tokens, name)}
+    if middle_names:
+        spans |= {span for name in names for span in middle_name_spans(tokens, name)}
+    spans = sorted(spans)
     return _outside(spans, spans)
 
 
@@ -143,7 +174,7 @@ def view_passage(text: str, subject: str, obj: str, max_words: int,
     # would take that entity's mentions for its own.
     subject_names = [subject, *(a for a in subject_aliases if not _same_name(a, [obj, *object_aliases]))]
     object_names = [obj, *(a for a in object_aliases if not _same_name(a, [subject, *subject_aliases]))]
-    subjects, objects = _spans_of(tokens, subject_names), _spans_of(tokens, object_names)
+    subjects, objects = _spans_of(tokens, subject_names, middle_names=True), _spans_of(tokens, object_names)
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)
