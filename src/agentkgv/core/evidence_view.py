@@ -8,7 +8,9 @@ model is the part string matching cannot judge: whether the words between the ma
 
 Matching is on folded words (case, accents and punctuation ignored, whole words only), as the lexical check
 does, so `Ira` never matches inside `Iran`; a word a page's markup ran together from two (`Place of
-DeathHolmby Hills`, `Born1952`) is also cut into its pieces, where a name is found too.
+DeathHolmby Hills`, `Born1952`) is also cut into its pieces, where a name is found too. A subject's two-word
+name is also found written in full, with middle names between (`Robert Charles Durman Mitchum`), as pages
+and Wikipedia's first sentences write people.
 """
 
 from __future__ import annotations
