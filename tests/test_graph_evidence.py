@@ -163,6 +163,18 @@ def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_sup
     assert "the documents support it, but the graph" in (tmp_path / "review.csv").read_text()
 
 
+def test_the_documents_contradiction_stands_where_the_graph_has_no_finding_on_the_triple():
+    # A predicate the graph holds many triples of, and a triple of it nothing in the graph is against: the graph's
+    # base rates say nothing of this triple, so what the user's documents decided stands.
+    checker, _ = checker_with_odd_spouse()
+    plain = Triple("Person 3", "spouse", "Person 1003", rdf=RdfTerms(f"<{EX}Person_3>", f"<{EX}spouse>", f"<{EX}Person_1003>"))
+    contradicted = Verdict("t", plain, False, "agentkgv", confidence=0.98, p_true=0.02, outcome=Finding.CONTRADICTED.value,
+                           stated_instead="Person 1004")
+    composed = compose(contradicted, checker)
+    assert checker.knows(claim_triple(plain).predicate) and composed.graph == []
+    assert composed.verdict is False and not composed.undecided and composed.p_true == 0.02
+
+
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():
     small = [claim_triple(Triple(f"Town {n}", "population", f"{n + 2},000,000")) for n in range(5)]
     checker = open_graph(GraphSettings(), small, "small").checker

@@ -5,9 +5,11 @@ The graph's P(true) counts only where the graph knows the triple (a finding, a p
 of, or reviews of it): its model was fitted on a real graph's base rates, which need not be this graph's, and
 would put a small graph's supported population under 0.5 on DBpedia's share of wrong numbers.
 - Where the documents decided (supported, contradicted, or a value of a kind its relation never takes): a graph
-  that does not know the triple leaves their verdict and P(true), its findings beside them; one that knows it
-  gives the P(true), and where that is on the other side of 0.5 from their verdict, the triple goes to review
-  (no verdict, the documents' outcome kept, the graph's reason given).
+  with no finding on the triple leaves their verdict and P(true). Its model weighs documents as they read on
+  DBpedia's pages, where they were little better than chance, so from base rates alone it would send every
+  contradiction a user's own documents make to review (FactBench's facts against their pages: 49 of 49). A
+  finding gives the P(true) of both, and where that is on the other side of 0.5 from their verdict, the triple
+  goes to review (no verdict, the documents' outcome kept, the graph's reason given).
 - Where they did not: the graph contradicts a triple that a strong finding is against, or whose P(true) falls
   below `GRAPH_FALSE_BELOW` where it knows the triple. The verdict is then false, its outcome "contradicted by
   the graph", its reason the finding's (or, for a low P(true), what lowered it most), and the documents' own
@@ -38,7 +40,7 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     # graph's, not necessarily this one's.
     knows = bool(findings) or checker.knows(triple.predicate)
     decided = verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None
-    if decided and not knows:
+    if decided and not findings:
         return replace(verdict, graph=findings)
     p = checker.p_true(triple, findings, documents_side(verdict))
     composed = replace(verdict, graph=findings, p_true=p,
