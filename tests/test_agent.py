@@ -319,6 +319,10 @@ def test_an_alias_the_triple_carries_is_a_mention_for_the_view_the_grounding_rul
     assert view.text == ("[S:Paul Gustav Fischer] (1860 in Copenhagen) was a [O:Danish painter], known as "
                          "[S:P. G. Fischer]")
     assert view.has_subject and view.has_object
+    # A name is written in full only with spaces between: "Michael Jackson, Jordan" does not name Michael Jordan.
+    assert not view_passage("Michael Jackson, Jordan and others went to Paris.", "Michael Jordan", "Paris", 50).has_subject
+    assert view_passage("Robert Charles Durman Mitchum died in Santa Barbara.", "Robert Mitchum", "Santa Barbara",
+                        50).has_subject
     # An alias that is the other entity's name stays that entity's mention.
     shared = view_passage("Indonesian is spoken in Indonesia.", "Indonesian", "Indonesia", 50, ["Indonesia"],
                           ["Indonesian"])

@@ -9,6 +9,7 @@ import pytest
 
 from agentkgv.core.graph_checked import compose
 from agentkgv.core.verdict import EvidenceRef, Finding, Verdict
+from agentkgv.data.errors import DataError
 from agentkgv.data.records import RdfTerms, Triple
 from agentkgv.graph.checker import GraphChecker, GraphSettings, open_graph
 from agentkgv.graph.evidence import GraphEvidence
@@ -108,6 +109,11 @@ def test_a_file_profile_streams_the_same_counts(tmp_path):
     assert from_file.predicates == in_memory.predicates and from_file.fingerprint == in_memory.fingerprint
     saved = from_file.save(tmp_path / "p.json")
     assert GraphProfile.load(saved) == from_file
+    # A profile an older version made counted otherwise: refused, not misread.
+    older = tmp_path / "old.json"
+    older.write_text(from_file.model_copy(update={"version": from_file.version - 1}).model_dump_json())
+    with pytest.raises(DataError, match="make it again"):
+        GraphProfile.load(older)
 
 
 def test_a_shacl_violation_is_cited(tmp_path):
@@ -268,8 +274,6 @@ def test_the_profile_shapes_of_years_numbers_and_blank_nodes_hold_for_their_own_
 
 
 def test_shapes_need_an_rdf_graph(tmp_path):
-    from agentkgv.data.errors import DataError
-
     shapes = tmp_path / "s.ttl"
     shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> .")
     with pytest.raises(DataError, match="not an RDF graph"):

@@ -294,11 +294,11 @@ def test_read_turtle_uses_labels_and_local_names(tmp_path):
     birth = triples["birth date"].triple
     assert birth.object == "1906-06-22" and birth.object_id is None
     assert all(t.id.startswith("kg:") and t.label is None for t in triples.values())
-    # The labels come last, each its own claim, its subject named by the IRI and the labels it does not give.
+    # The labels in English or untagged come last, each its own claim, its subject named by the IRI and the labels
+    # it does not give; a label in another language is no claim.
     labels = [t.triple for t in read[2:]]
-    assert [(t.subject, t.object, t.subject_aliases) for t in labels] == [
-        ("Billy Wilder", "Billy Wilder (de)", ("Mr. Wilder",)), ("Billy Wilder", "Mr. Wilder", ())]
-    assert [t.id for t in read] == [f"kg:{n}" for n in range(1, 5)]  # every triple of the file, once
+    assert [(t.subject, t.object, t.subject_aliases) for t in labels] == [("Billy Wilder", "Mr. Wilder", ())]
+    assert [t.id for t in read] == [f"kg:{n}" for n in range(1, 4)]
 
 
 def test_a_label_is_checked_by_the_names_it_does_not_give(tmp_path):
@@ -309,8 +309,10 @@ def test_a_label_is_checked_by_the_names_it_does_not_give(tmp_path):
                                        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
                                        'wd:Q42 rdfs:label "Douglas Adams"@en .\n'
                                        'ex:Unit_454 rdfs:label "60px" .\n'
-                                       'ex:Ada_Lovelace rdfs:label "Ada Lovelace" .\n')
+                                       'ex:Ada_Lovelace rdfs:label "Ada Lovelace" .\n'
+                                       'ex:Ada_Lovelace rdfs:comment "A mathematician." .\n')
     claims = {t.triple.object: Claim.of(t.triple) for t in read_triples(path)}
+    assert "A mathematician." not in claims  # a comment documents the graph; it is no claim
     assert claims["Douglas Adams"].kind is Kind.NOT_CHECKABLE  # an id names nothing a label could be held against
     assert claims["60px"].kind is Kind.LABEL and not claims["60px"].named_by_subject()
     assert claims["Ada Lovelace"].kind is Kind.LABEL and claims["Ada Lovelace"].named_by_subject()

@@ -40,7 +40,7 @@ def sft(ws: Workspace, run_name: str, settings_path: Path | None, threads: int |
     dataset = run_dir / SFT_FILE
     if not dataset.exists():
         raise DataError(dataset, "missing; run `agentkgv teacher` and `agentkgv sft-data` first")
-    return train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads)
+    return train_sft(dataset, run_dir / "model", SFTSettings.load(settings_path), threads, ws.models.resolve())
 
 
 def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: str | None = None,
@@ -51,7 +51,10 @@ def grpo(ws: Workspace, run_name: str, settings_path: Path | None, retriever: st
 
     ensure_benchmark(ws, hooks)
     settings = GRPOSettings.load(settings_path)
-    settings = settings.model_copy(update={"run": RunOptions(retriever=retriever).apply(settings.run)})
+    run = RunOptions(retriever=retriever).apply(settings.run)
+    if run.llm.models_dir is None:  # the embedded model is converted into this run's cache folder
+        run = run.model_copy(update={"llm": run.llm.model_copy(update={"models_dir": ws.models.resolve()})})
+    settings = settings.model_copy(update={"run": run})
     examples = training_draw(load_split(ws.benchmark, "train"), settings.steps * settings.triples_per_step,
                              settings.seed)
     return train_grpo([e.as_labeled() for e in examples], retriever_for(ws, settings.run.retriever, hooks),

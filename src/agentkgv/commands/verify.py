@@ -24,6 +24,7 @@ from agentkgv.core.verdict import BriefTraces, Verdict, Verifier
 from agentkgv.data.aliases import read_alias_table, with_aliases
 from agentkgv.data.errors import DataError, refuse_overwriting
 from agentkgv.data.jsonl import write_jsonl
+from agentkgv.data.rdf_graphs import names_a_term
 from agentkgv.data.records import LabeledTriple
 from agentkgv.data.user_formats import read_triples, write_rejected
 from agentkgv.eval.confidence import REVIEW_BELOW
@@ -229,10 +230,10 @@ def preflight(ws: Workspace, resolved: ResolvedRun, output: Path, aliases: Path 
 
 
 def read_graph(items: list[LabeledTriple], settings: GraphSettings, name: str, hooks: Hooks = SILENT) -> OpenGraph:
-    """What the triples' graph says of them (graph/checker.py): the triples are the graph, profiled unless a
-    saved profile is given."""
+    """What the triples' graph says of them (graph/checker.py): the triples are the graph (its labels left out:
+    they name its terms), profiled unless a saved profile is given."""
     with hooks.status(f"reading the graph of {name}: its profile and findings"):
-        return open_graph(settings, [claim_triple(item.triple) for item in items], name)
+        return open_graph(settings, [claim_triple(item.triple) for item in items if not names_a_term(item.triple)], name)
 
 
 def verify_triples(ws: Workspace, run: ResolvedRun, items: list[LabeledTriple], name: str, output: Path,

@@ -16,6 +16,7 @@ and Wikipedia's first sentences write people.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ class _Tokens:
     pieces: list[tuple[int, int, str]]  # (start, end, folded piece)
     words: list[tuple[int, int, str]]  # (first piece, last piece, folded word)
     capitals: list[bool]  # whether each word starts with a capital letter
+    spaced: list[bool]  # whether only spaces (or an initial's full stop) part each word from the one before
 
 
 def _cuts(word: str) -> list[int]:
@@ -44,7 +46,7 @@ def _cuts(word: str) -> list[int]:
 
 
 def _tokens(text: str) -> _Tokens:
-    pieces, words, capitals = [], [], []
+    pieces, words, capitals, spaced, end = [], [], [], [], 0
     for m in WORD.finditer(text):
         word, first, folded = m.group(), len(pieces), fold_word(m.group())
         cuts = _cuts(word)
@@ -55,7 +57,12 @@ def _tokens(text: str) -> _Tokens:
             pieces.append((m.start(), m.end(), folded))
         words.append((first, len(pieces) - 1, folded))
         capitals.append(word[:1].isupper())
-    return _Tokens(pieces, words, capitals)
+        spaced.append(bool(_SPACED.fullmatch(text[end:m.start()])))
+        end = m.end()
+    return _Tokens(pieces, words, capitals, spaced)
+
+
+_SPACED = re.compile(r"\.?\s+")
 
 
 def runs_apart(left: str, right: str) -> bool:
@@ -99,10 +106,10 @@ def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     folded = [w[2] for w in tokens.words]
     spans = []
     for i, word in enumerate(folded):
-        if word != first:
+        if word != first or not tokens.capitals[i]:
             continue
         for j in range(i + 2, min(i + 2 + MAX_MIDDLE_NAMES, len(folded))):
-            if not tokens.capitals[j - 1]:
+            if not (tokens.capitals[j - 1] and tokens.spaced[j - 1] and tokens.spaced[j]):
                 break
             if folded[j] == last and tokens.capitals[j]:
                 spans.append((tokens.words[i][0], tokens.words[j][1]))

@@ -21,9 +21,25 @@ from agentkgv.data.records import LabeledTriple, RdfTerms, Triple
 from agentkgv.data.text import folded_words
 
 
-# The triples that name the graph's terms: each is checked against the term's other names (its IRI's local
-# name, its other labels), not named by itself.
+# The triples that name the graph's terms: each in English or untagged is checked against the term's other names
+# (its IRI's local name, its other labels), not named by itself. A name in another language, like a comment, is
+# documentation no passage of the index is expected to state: not a claim.
 _NAMING = frozenset({RDFS.label, SKOS.prefLabel, SKOS.altLabel})
+_DOCUMENTATION = frozenset({RDFS.comment})
+_NAMING_TERMS = frozenset(f"<{iri}>" for iri in _NAMING)
+
+
+def names_a_term(triple: Triple) -> bool:
+    """Whether a claim read from a graph is one of its naming triples (a label), checked by name, not a fact."""
+    return triple.rdf is not None and triple.rdf.predicate in _NAMING_TERMS
+
+
+def _claimed(triple: tuple) -> bool:
+    _, predicate, obj = triple
+    if predicate in _DOCUMENTATION:
+        return False
+    return predicate not in _NAMING or not isinstance(obj, Literal) or obj.language in (None, "en") or (
+        obj.language or "").startswith("en-")
 
 
 _WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-\s]+")
@@ -58,14 +74,15 @@ def read_rdf(path: Path, rdflib_format: str,
 
 
 def graph_claims(graph: Graph, name: str, source: str, origin: Path | str = "graph") -> Iterator[LabeledTriple]:
-    """Every triple an rdflib graph states, to verify, named by the graph's labels (rdfs:label, skos:prefLabel;
-    skos:altLabel as aliases) or the IRI's local name; then the naming triples themselves, each with its subject
-    named by the IRI's local name and its other labels, so that a label is checked against the names it does not
-    give. `name` starts their ids; `origin` is named in errors."""
+    """The triples an rdflib graph states, to verify, named by the graph's labels (rdfs:label, skos:prefLabel;
+    skos:altLabel as aliases) or the IRI's local name; then the naming triples themselves in English or untagged,
+    each with its subject named by the IRI's local name and its other labels, so that a label is checked against
+    the names it does not give. Comments and names in other languages are not claims. `name` starts their ids;
+    `origin` is named in errors."""
     graph = stable_blank_nodes(graph)
     names, aliases = _names(graph), _alt_labels(graph)
-    claims = sorted(triple for triple in graph if triple[1] not in _NAMING)
-    naming = sorted(triple for triple in graph if triple[1] in _NAMING)
+    claims = sorted(triple for triple in graph if triple[1] not in _NAMING and _claimed(triple))
+    naming = sorted(triple for triple in graph if triple[1] in _NAMING and _claimed(triple))
     for index, (subject, predicate, obj) in enumerate(claims + naming, start=1):
         if predicate in _NAMING:
             subject_name, subject_aliases = _named_otherwise(subject, _term_label(obj, names), names, aliases)
@@ -212,7 +229,8 @@ def _named_otherwise(term: object, given: str, names: dict, aliases: dict) -> tu
     that claims.py reads as leaving the label nothing to be checked against."""
     own = _term_label(term, {}) if isinstance(term, URIRef) else ""
     # `Marie_Curie`, and a camel-cased name as words: `placeOfBirth`, "place of birth".
-    forms = [own, predicate_words(own)] if own and not OPAQUE_NAME.fullmatch(own) else []
+    forms = [own, predicate_words(own)] if own and " " not in own else [own]
+    forms = [form for form in forms if form and not OPAQUE_NAME.fullmatch(form)]
     others = forms + [n for n in (names.get(term), *aliases.get(term, ())) if n and n != given]
     unique: dict[str, str] = {}
     for name in others:

@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict
 from agentkgv.data.errors import DataError
 from agentkgv.graph.values import RDF_TYPE, Term, loops_back, number, value_class
 
-PROFILE_VERSION = 1
+# 2: a node made for the subject (`Jimmy_Wales__8`) counts as a self-loop.
+PROFILE_VERSION = 2
 # Per predicate, the most frequent types and IRI hosts kept by name; the rest are counted together.
 TOP = 20
 OTHER_SITE = "an IRI of another site"
@@ -99,11 +100,15 @@ class GraphProfile(Strict):
     @staticmethod
     def load(path: Path) -> GraphProfile:
         try:
-            return GraphProfile.model_validate_json(Path(path).read_text(encoding="utf-8"))
+            profile = GraphProfile.model_validate_json(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise DataError(path, "no graph profile here (make one with `agentkgv profile GRAPH -o FILE`)") from None
         except ValueError as error:
             raise DataError(path, f"not a graph profile: {str(error).splitlines()[0]}") from None
+        if profile.version != PROFILE_VERSION:
+            raise DataError(path, f"a graph profile of version {profile.version}, which this version reads otherwise "
+                                  f"({PROFILE_VERSION}): make it again with `agentkgv profile GRAPH -o FILE`")
+        return profile
 
 
 def site_class(kind: str, graph_hosts: frozenset[str]) -> str:

@@ -75,8 +75,10 @@ def held_out_triples(triple_ids: list[str], fraction: float, seed: int) -> set[s
     return set(random.Random(seed).sample(triples, max(1, int(fraction * len(triples)))))
 
 
-def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None):
-    """The TRL SFTTrainer for this run (not yet trained): LoRA on the base model, completion-only loss."""
+def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None,
+                  models: Path | None = None):
+    """The TRL SFTTrainer for this run (not yet trained): LoRA on the base model (the embedded one converted into
+    `models`), completion-only loss."""
     import torch
     from datasets import load_dataset
     from peft import LoraConfig
@@ -88,7 +90,7 @@ def build_trainer(dataset_path: Path, output_dir: Path, settings: SFTSettings, t
         torch.set_num_threads(threads)
     on_gpu = torch.cuda.is_available()
     dtype = torch_dtype(settings.dtype)
-    model, tokenizer = load_base_model(settings.model, settings.dtype)
+    model, tokenizer = load_base_model(settings.model, settings.dtype, models)
     dataset = load_dataset("json", data_files=str(dataset_path), split="train")
     if settings.kinds:
         dataset = dataset.filter(lambda row: row["kind"] in settings.kinds)
@@ -145,13 +147,14 @@ def continued_adapter(model, adapter: str, layers: list[int] | None):
     return model
 
 
-def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None) -> dict:
+def train_sft(dataset_path: Path, output_dir: Path, settings: SFTSettings, threads: int | None = None,
+              models: Path | None = None) -> dict:
     """Train, save the adapter under output_dir/adapter, and return the run's cost and loss record."""
     import torch
 
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "settings.json").write_text(settings.model_dump_json(indent=2))
-    trainer = build_trainer(dataset_path, output_dir, settings, threads)
+    trainer = build_trainer(dataset_path, output_dir, settings, threads, models)
     started = time.perf_counter()
     result = trainer.train(resume_from_checkpoint=last_checkpoint(output_dir))
     minutes = (time.perf_counter() - started) / 60
