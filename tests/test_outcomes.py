@@ -13,6 +13,7 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
+from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
@@ -308,3 +309,20 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert not cues.denies(birth, "[S:Ada Vance] was born and died in [O:Lund]")  # both stated
     assert not cues.denies(birth, "[S:Ada Vance] was born on 2 May 1911, in [O:Lund]")  # the clause has no cue
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
+
+
+def test_key_value_lines_give_the_value_of_the_relation_their_key_names():
+    page = ("AKA Orla Wren Penhallow\nBirthplace: Tessaby\nLocation of death: Kelvercombe, Elderland [1]\n"
+            "Husband: Edwin Marsh (m. 1950-1961)\nDied in Kelvercombe after a long illness: a story the town tells")
+    assert stated_in_lines(("place of death", "deathplace", "location of death"), page) == ["Kelvercombe, Elderland"]
+    assert stated_in_lines(("spouse", "husband"), page) == ["Edwin Marsh"]
+    assert stated_in_lines(("place of birth", "birthplace"), page) == ["Tessaby"]
+    assert stated_in_lines(("died in",), page) == []  # prose after a colon is no key-value line
+    assert first_line("\n  \nAKA Orla\nBorn") == "AKA Orla"
+
+
+def test_a_country_may_hold_a_town_and_so_states_no_other_value():
+    facts = RelationFacts(frozenset({"place of birth"}), {"P27": ObjectNames([("", "Australia"), ("", "Scotland")])})
+    assert facts.may_hold("Australia", Triple("Tamsin Rowe", "place of birth", "Adelaide"))
+    assert not facts.may_hold("Scotland", Triple("Tamsin Rowe", "place of birth", "Australia"))  # two countries
+    assert not facts.may_hold("Perth", Triple("Tamsin Rowe", "place of birth", "Adelaide"))

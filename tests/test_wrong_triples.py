@@ -24,6 +24,12 @@ PAGES = [
     ("Quillfeather", "Edda Quillfeather wrote three novels about the coast. Quillfeather died in Sorrelby in 1988, "
                      "where she had lived since the war."),
     ("Fennimore Dask", "Fennimore Dask was born in Dunholt, a mill town, and trained as a surveyor."),
+    # Profile cards: a page's key-value lines speak of its subject (Ines Trevorrow), not of others it names.
+    ("AKA Orla Wren Penhallow", "AKA Orla Wren Penhallow\nBorn: 3-May-1921\nBirthplace: Tessaby, Cornwall\n"
+                                "Died: 9-Jan-1990\nLocation of death: Kelvercombe, Cornwall [1]\nOccupation: Potter"),
+    ("Profile", "A look at the life of the weaver Ines Trevorrow.\nHer cousin Mabyn Kessell taught her to weave.\n"
+                "Birth date: 2 June 1925\nBirth place: Brackwater, Devon\nOccupation: Weaver"),
+    ("Tamsin Rowe", "Tamsin Rowe\nBorn: 1990\nBirthplace: Australia\nSport: Rowing"),
 ]
 
 
@@ -65,6 +71,22 @@ def test_a_birth_place_no_training_fact_knows_contradicts_another(agent):
     wrong = verify(agent, "Fennimore Dask", "place of birth", "Marrowick")
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Dunholt"
     assert verify(agent, "Fennimore Dask", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
+
+
+def test_a_key_value_line_of_the_subjects_page_contradicts_another_value(agent):
+    wrong = verify(agent, "Orla Penhallow", "death place", "Tessaby")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Kelvercombe, Cornwall"
+    assert verify(agent, "Orla Penhallow", "death place", "Kelvercombe").verdict is not False
+
+
+def test_a_key_value_line_speaks_of_the_page_subject_only(agent):
+    assert verify(agent, "Ines Trevorrow", "birth place", "Tessaby").stated_instead == "Brackwater, Devon"
+    # Her cousin is named on the page, but the page is not about him.
+    assert verify(agent, "Mabyn Kessell", "birth place", "Tessaby").outcome != Finding.CONTRADICTED.value
+
+
+def test_a_country_stated_is_no_other_value_than_a_town(agent):
+    assert verify(agent, "Tamsin Rowe", "place of birth", "Adelaide").outcome != Finding.CONTRADICTED.value
 
 
 def test_a_death_by_surname_does_not_support_a_birth_there(agent):

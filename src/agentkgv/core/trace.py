@@ -2,13 +2,13 @@
 
 The LLM methods record `Turns`, one per model call (what SFT data and GRPO read back); the reader agent
 records its searches and what its reading added up to (reader_agent/trace.py). A family registers its kind
-with `trace_kind`, so a run log reads back into typed traces; the core imports no family (an unknown kind loads
-the registry, by name).
+with `trace_kind` when it is imported, so a run log reads back into typed traces once the family that wrote it is
+loaded (`agentkgv.registry` loads every family; the command line and the Python API import it). The core imports
+no family, not even by name.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar, Literal, Protocol
@@ -44,11 +44,8 @@ def trace_from_json(record: dict | None) -> Trace | None:
         return None
     kind = record.get("kind")
     if kind not in _KINDS:
-        # The registry imports every family, which registers its kind: a log read before any family was loaded.
-        importlib.import_module("agentkgv.registry")
-    if kind not in _KINDS:
-        raise DataError("run log", f"a verdict's trace is of kind {kind!r}, which no family writes "
-                                   f"(known: {', '.join(sorted(_KINDS))})")
+        raise DataError("run log", f"a verdict's trace is of kind {kind!r}, which no family loaded writes (loaded: "
+                                   f"{', '.join(sorted(_KINDS))}; `import agentkgv.registry` loads every family)")
     return _KINDS[kind]({k: v for k, v in record.items() if k != "kind"})
 
 

@@ -13,7 +13,8 @@ about the subject, where the documents give the value they hold instead.
 
 What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
 contradicted where no passage supports it and a trusted passage read states another value where its object
-stands (reader_agent/contradiction.py), which is then cited first; not enough evidence otherwise, false only where
+stands (reader_agent/contradiction.py; the value reader's span or a page's key-value line,
+reader_agent/form_lines.py), which is then cited first; not enough evidence otherwise, false only where
 the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
 (reader_agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
 A passage whose words between the names state a rival relation and not this one supports nothing
@@ -43,18 +44,19 @@ import numpy as np
 
 from agentkgv.core.combinations import compose_query, paraphrases_of
 from agentkgv.core.verdict import EvidenceRef, Finding, Tally, Verdict
-from agentkgv.data.records import LabeledTriple, Triple
+from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_other
+from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
-from agentkgv.reader_agent.value_reader import ValueReader
+from agentkgv.reader_agent.value_reader import Span, ValueReader
 from agentkgv.retrieval.base import Hit, Retriever
 from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
@@ -169,12 +171,10 @@ class ReadingAgent:
         scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
         for (i, value), logit in zip(others, scores[len(fresh):]):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
-        # Only the value reader's span withdraws support (below), not any name the facts files know that a passage
-        # writes with the relation's words somewhere between: "the only Slovene daily ... (the other two are the
-        # German-language Dolomiten ...)" gives Dolomiten no language but German.
-        withdrawn: set[int] = set()
-        if self.values is not None:
-            withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
+        # Only the value reader's span or a key-value line withdraws support (below), not any name the facts files
+        # know that a passage writes with the relation's words somewhere between: "the only Slovene daily ... (the
+        # other two are the German-language Dolomiten ...)" gives Dolomiten no language but German.
+        withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text):
@@ -209,30 +209,13 @@ class ReadingAgent:
         return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
 
     def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> set[int]:
-        """The value reader's span of each trusted passage about the subject (of a claim another value would
-        contradict): where it is another value than the claim's, the triple with it is read, and weighed as a
-        contradiction. Returns the passages that support the claim yet give another value, stated with the relation's
-        words, which the reader reads at least as well as the claim's: "Fennimore Dask was born in Dunholt and moved
-        to Marrowick" states no birth in Marrowick, so it supports none. `seen`: the (passage, value) pairs read already."""
-        # A passage the reader would take as support but whose words between the names state a rival relation (born
-        # where the claim is a death) is about that relation: the value it gives is that relation's ("born in
-        # Alexandra, Victoria" gives no place of death), so it is not read for one.
-        asked = [i for i, ((reading, hit), score) in enumerate(zip(fresh, scores))
-                 if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
-                 and reader_view(reading.claim.triple, hit.passage.text).has_subject
-                 and not (reading.judge.calibration.settles(Evidence().add(float(score), True, True))
-                          and self.relations.cues.denies(reading.claim.triple,
-                                                         reader_view(reading.claim.triple, hit.passage.text).text))]
-        spans = self.values.read([(fresh[i][0].claim.triple.subject, fresh[i][0].claim.triple.predicate,
-                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
-        found = [(i, other) for i, span in zip(asked, spans)
-                 if span is not None and (other := stated_other(fresh[i][0].claim, span.text)) is not None
-                 and (i, other.lower()) not in seen]
-        # A date or a number is in most passages about anyone: one the value reader takes must, as any other value
-        # a passage gives, have the relation's words between the subject and it ("lived there from 1968" is no
-        # death in 1968). A name is of a kind, which says more of it than its words (below).
-        found = [(i, value) for i, value in found if fresh[i][0].claim.kind is Kind.ENTITY or self.relations.cues.states(
-            fresh[i][0].claim.with_object(value), reader_view(fresh[i][0].claim.with_object(value), fresh[i][1].passage.text).text)]
+        """The values each trusted passage about the subject gives (of a claim another value would contradict; by
+        the value reader and the page's key-value lines): where one is another value than the claim's, the triple
+        with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
+        another value, stated with the relation's words, which the reader reads at least as well as the claim's:
+        "Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick, so it supports
+        none. `seen`: the (passage, value) pairs read already."""
+        found = [(i, value) for (i, key), value in self._stated(fresh, scores).items() if (i, key) not in seen]
         found = self._alike(fresh, found)
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
@@ -248,6 +231,59 @@ class ReadingAgent:
                     reading.claim.with_object(value), reader_view(reading.claim.with_object(value), hit.passage.text).text):
                 withdrawn.add(i)
         return withdrawn
+
+    def _stated(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray) -> dict[tuple[int, str], str]:
+        """The other values than its claim's that each passage gives, by (passage, value lower-cased)."""
+        read = [i for i, (reading, hit) in enumerate(fresh)
+                if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)]
+        found: dict[tuple[int, str], str] = {}
+
+        def keep(i: int, other: str) -> None:
+            if not self.relations.may_hold(other, fresh[i][0].claim.triple):
+                found.setdefault((i, other.lower()), other)
+
+        for i, span in self._spans(fresh, scores, read):
+            claim, text = fresh[i][0].claim, fresh[i][1].passage.text
+            # A date or a number is in most passages about anyone: one the value reader takes must, as any other
+            # value a passage gives, have the relation's words between the subject and it ("lived there from 1968"
+            # is no death in 1968). A name is of a kind, which says more of it than its words (`_alike`).
+            other = stated_other(claim, span.text)
+            if other is not None and (claim.kind is Kind.ENTITY or self.relations.cues.states(
+                    claim.with_object(other), reader_view(claim.with_object(other), text).text)):
+                keep(i, other)
+        # A key-value line states its relation by its key, so every page about the subject is read for them, one
+        # whose `Birthplace` line the reader takes for a death there too: its `Location of death` line gives the
+        # death's (reader_agent/form_lines.py).
+        for i in read:
+            reading, passage = fresh[i][0], fresh[i][1].passage
+            if self._about(reading.claim, passage):
+                for value in stated_in_lines(self.relations.names_of(reading.claim.triple), passage.text):
+                    if (other := stated_other(reading.claim, value)) is not None:
+                        keep(i, other)
+        return found
+
+    def _spans(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, read: list[int]) -> list[tuple[int, Span]]:
+        """The value reader's span of each passage of `read` that names the subject, where it finds one."""
+        if self.values is None:
+            return []
+        asked = []
+        for i in read:
+            (reading, hit), view = fresh[i], reader_view(fresh[i][0].claim.triple, fresh[i][1].passage.text)
+            # A passage the reader would take as support but whose words between the names state a rival relation
+            # (born where the claim is a death) is about that relation: the value it gives is that relation's ("born
+            # in Alexandra, Victoria" gives no place of death), so it is not read for one.
+            rival = (reading.judge.calibration.settles(Evidence().add(float(scores[i]), True, True))
+                     and self.relations.cues.denies(reading.claim.triple, view.text))
+            if view.has_subject and not rival:
+                asked.append(i)
+        spans = self.values.read([(fresh[i][0].claim.triple.subject, self.relations.label(fresh[i][0].claim.triple),
+                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
+        return [(i, span) for i, span in zip(asked, spans) if span is not None]
+
+    @staticmethod
+    def _about(claim: Claim, passage: Passage) -> bool:
+        """Whether a page is about the claim's subject: its title or first line names it."""
+        return any(reader_view(claim.triple, text).has_subject for text in (passage.title, first_line(passage.text)))
 
     def _alike(self, fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """The (passage, value) pairs whose value could stand for the claim's object: a name of another kind than

@@ -44,8 +44,8 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
         return []
     found = (relations.others_in(claim.triple, text, limit) if claim.kind is Kind.ENTITY
              else claim.others_in(text, limit))
-    return [value for value in found
-            if relations.cues.states(claim.with_object(value), reader_view(claim.with_object(value), text).text)]
+    return [value for value in found if not relations.may_hold(value, claim.triple)
+            and relations.cues.states(claim.with_object(value), reader_view(claim.with_object(value), text).text)]
 
 
 def stated_other(claim: Claim, value: str) -> str | None:

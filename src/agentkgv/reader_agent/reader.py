@@ -12,6 +12,7 @@ the weights (fp16) over the pip-installed base.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -55,8 +56,14 @@ def gloss_of(glosses: dict[str, str], triple: Triple) -> str:
 
 
 def reader_view(triple: Triple, text: str) -> PassageView:
-    return view_passage(text, triple.subject, triple.object, READER_WORDS, triple.subject_aliases,
-                        triple.object_aliases)
+    return _view(text, triple.subject, triple.object, tuple(triple.subject_aliases), tuple(triple.object_aliases))
+
+
+# A turn asks each passage's view of a claim several times (for its score, the values it gives, its support).
+@functools.lru_cache(maxsize=4096)
+def _view(text: str, subject: str, obj: str, subject_aliases: tuple[str, ...],
+          object_aliases: tuple[str, ...]) -> PassageView:
+    return view_passage(text, subject, obj, READER_WORDS, subject_aliases, object_aliases)
 
 
 def passage_text(triple: Triple, text: str, title: str = "") -> str:

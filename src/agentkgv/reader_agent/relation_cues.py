@@ -12,6 +12,7 @@ the facts files overlap. A passage that writes both ("born and died in London") 
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
@@ -61,6 +62,7 @@ def cue_stems(info: PredicateInfo) -> frozenset[str]:
 _LEADS = re.compile(r"((?:[\w'-]+\s+){1,3})of\s*$")
 
 
+@functools.lru_cache(maxsize=1024)  # `denies` asks for a view's words between the marks and the clause next to one
 def _nearest_marks(view: str) -> tuple[tuple[str, int, int], tuple[str, int, int]] | None:
     """The nearest subject and object marks of a passage view, in the order they stand; None without both."""
     marks = [(m.group(1), m.start(), m.end()) for m in _MARKS.finditer(view)]

@@ -31,6 +31,8 @@ from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
 
 ONE_VALUED_FILE = "one_valued.json"
+# The relations whose objects are countries: a country, a citizenship, a country of origin.
+COUNTRIES = ("P17", "P27", "P495")
 
 
 def shipped_table() -> Path:
@@ -43,6 +45,9 @@ class RelationFacts:
     # The names each relation's objects take, by the relation's id, label and aliases (`by_name`).
     names: dict[str, ObjectNames] = field(default_factory=dict)
     cues: RelationCues = field(default_factory=lambda: RelationCues({}, {}))
+    # Each relation's label and aliases by its id, label and aliases (`by_name`): DBpedia's `death place` is
+    # Wikidata's `place of death`, the name the value reader learned to be asked, and a page's key may be any.
+    named: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def holds(self, triple: Triple) -> bool:
         return self._key(triple) is not None
@@ -52,6 +57,25 @@ class RelationFacts:
             if key in self.keys:
                 return key
         return None
+
+    def names_of(self, triple: Triple) -> tuple[str, ...]:
+        """The relation's label and aliases where the predicates table names it, else its predicate as written."""
+        for key in (triple.predicate_id, triple.predicate.lower()):
+            if key in self.named:
+                return self.named[key]
+        return (triple.predicate,)
+
+    def label(self, triple: Triple) -> str:
+        return self.names_of(triple)[0]
+
+    def may_hold(self, value: str, triple: Triple) -> bool:
+        """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)
+        where the object is none. "Place of Birth: Australia" states nothing against a birth in Adelaide."""
+        pools = [self.names[key] for key in COUNTRIES if key in self.names]
+
+        def country(name: str) -> bool:
+            return any(tuple(folded_words(name)) in pool.by_words for pool in pools)
+        return country(value) and not any(country(name) for name in triple.object_names)
 
     def others_in(self, triple: Triple, text: str, limit: int) -> list[str]:
         """The values of this one-valued relation `text` names as written, other than the triple's object and
@@ -75,7 +99,7 @@ class RelationFacts:
 
     @staticmethod
     def read(path: Path, extra: tuple[str, ...] = (), names: dict[str, ObjectNames] | None = None,
-             cues: RelationCues | None = None) -> RelationFacts:
+             cues: RelationCues | None = None, named: dict[str, tuple[str, ...]] | None = None) -> RelationFacts:
         try:
             keys = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
@@ -83,7 +107,7 @@ class RelationFacts:
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise DataError(path, "expected a list of relation ids and names")
         own = {name if re.fullmatch(r"P\d+", name) else name.lower() for name in extra}
-        return RelationFacts(frozenset(keys) | own, names or {}, cues or RelationCues({}, {}))
+        return RelationFacts(frozenset(keys) | own, names or {}, cues or RelationCues({}, {}), named or {})
 
     @staticmethod
     def load(data_dir: Path, extra: tuple[str, ...] = (), cache: Path | None = None) -> RelationFacts:
@@ -134,4 +158,5 @@ def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> Relat
     pools = _object_labels(data_dir, cache)
     names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
                                  for pid, labels in pools.items()})
-    return RelationFacts.read(shipped_table(), extra, names, cues)
+    named = by_name(predicates, {pid: (info.label, *info.aliases) for pid, info in predicates.items()})
+    return RelationFacts.read(shipped_table(), extra, names, cues, named)

@@ -141,8 +141,10 @@ class ValueKinds:
         found: list[Misfit | None] = [None] * len(triples)
         if not asked:
             return found
-        objects = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]))
-        subjects = relation_softmax(m.coef, m.intercept, embed([triples[i].subject for i, _ in asked]))
+        # One batch for both ends: the encoder's cost is per call as much as per name.
+        both = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]
+                                                           + [triples[i].subject for i, _ in asked]))
+        objects, subjects = both[:len(asked)], both[len(asked):]
         for (i, r), p, q in zip(asked, objects, subjects):
             at = m.thresholds[r]
             as_object = p[m.kinds[r]].sum()
