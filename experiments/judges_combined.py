@@ -21,6 +21,7 @@ def main() -> None:
     from sklearn.metrics import f1_score
     from sklearn.model_selection import cross_val_predict
 
+    import agentkgv.registry  # noqa: F401 (the reader agent's logs hold its traces)
     from agentkgv.core.runner import load_run
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

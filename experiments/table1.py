@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from agentkgv.eval.report import markdown_table, summarize
+import agentkgv.registry  # noqa: F401 (the run logs hold every family's traces)
 from agentkgv.core.runner import load_run
 from agentkgv.paths import Workspace
 

@@ -14,6 +14,7 @@ from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
+from agentkgv.reader_agent.contradiction import stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
@@ -318,7 +319,16 @@ def test_key_value_lines_give_the_value_of_the_relation_their_key_names():
     assert stated_in_lines(("spouse", "husband"), page) == ["Edwin Marsh"]
     assert stated_in_lines(("place of birth", "birthplace"), page) == ["Tessaby"]
     assert stated_in_lines(("died in",), page) == []  # prose after a colon is no key-value line
+    card = "**Birthplace:** Tessaby\r\nBirthplace | Leeds | Cornwall\nBirthplace: Unknown\nBirthplace: York; died: Hull"
+    assert stated_in_lines(("birthplace",), card) == ["Tessaby", "Leeds", "York"]
     assert first_line("\n  \nAKA Orla\nBorn") == "AKA Orla"
+    assert first_line("Her cousin Mabyn Kessell taught her to weave in the long winters of the war years.\nBorn") == ""
+
+
+def test_a_place_written_with_its_region_otherwise_is_the_same_place():
+    claim = Claim.of(Triple("Orla Penhallow", "place of death", "Santa Barbara, California"))
+    assert stated_other(claim, "Santa Barbara, CA") is None
+    assert stated_other(claim, "Santa Monica, CA") == "Santa Monica, CA"
 
 
 def test_a_country_may_hold_a_town_and_so_states_no_other_value():
@@ -326,3 +336,5 @@ def test_a_country_may_hold_a_town_and_so_states_no_other_value():
     assert facts.may_hold("Australia", Triple("Tamsin Rowe", "place of birth", "Adelaide"))
     assert not facts.may_hold("Scotland", Triple("Tamsin Rowe", "place of birth", "Australia"))  # two countries
     assert not facts.may_hold("Perth", Triple("Tamsin Rowe", "place of birth", "Adelaide"))
+    # Of a claim of a country, another country is another value, whether or not the facts files know the claim's.
+    assert not facts.may_hold("Australia", Triple("Tamsin Rowe", "P27", "Kingdom of Elderland", predicate_id="P27"))

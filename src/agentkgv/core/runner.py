@@ -57,6 +57,8 @@ def load_run(path: Path, repair: bool = False) -> dict[str, Verdict]:
                 # otherwise join it.
                 raise ValueError("no line end")
             verdict = Verdict.from_json(json.loads(raw))
+        except DataError:
+            raise  # a trace of a family not loaded: a whole record, never a torn line to cut
         except (ValueError, TypeError, KeyError) as error:
             if number == len(lines) and repair:
                 with path.open("r+b") as handle:

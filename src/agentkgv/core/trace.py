@@ -3,8 +3,8 @@
 The LLM methods record `Turns`, one per model call (what SFT data and GRPO read back); the reader agent
 records its searches and what its reading added up to (reader_agent/trace.py). A family registers its kind
 with `trace_kind` when it is imported, so a run log reads back into typed traces once the family that wrote it is
-loaded (`agentkgv.registry` loads every family; the command line and the Python API import it). The core imports
-no family, not even by name.
+loaded (`agentkgv.registry` loads every family; the command line, `agentkgv.api.KGVerifier` and the report import
+it). The core imports no family, not even by name.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from pathlib import Path
 from jinja2 import Environment, select_autoescape
 from markupsafe import Markup, escape
 
+import agentkgv.registry  # noqa: F401 (loads every family, whose traces the run logs read back hold)
 from agentkgv.core.runner import load_run
 from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.errors import DataError, refuse_overwriting

@@ -95,13 +95,14 @@ class ReadingAgent:
         """`judge`: the main reader with its calibration and stop policy; a judge without calibration reads every
         triple to the full search budget and decides nothing: what the calibration is fitted from. `rare`: the
         judge of relations the main reader rarely learned, if any. `relations`: the relations another value
-        contradicts, the names their values take, the words that state them; None: the shipped table and the
-        config's relations, with no names and no cues (a date or a number can still contradict). `distrusted`:
+        contradicts, the names their values take, the words that state them, their labels and aliases; None: the
+        shipped table and the config's relations, with no names, cues or aliases (a date or a number can still
+        contradict, and a key-value line whose key is the predicate as written). `distrusted`:
         the sources whose passages are read but whose support alone decides nothing (it sends the triple to
         review), recorded in the verdict. `kinds`: the model of the values each relation takes; a claim one of
         whose values its relation does not take is false unsearched (None: every claim is searched). `values`: the
         reader of the value a passage gives for the subject and relation, whose other value contradicts (None:
-        only the values `relations` and the claim's kind find)."""
+        only the values `relations`, the claim's kind and the pages' key-value lines find)."""
         self.config = config or ReadingConfig()
         self.distrusted = distrusted
         self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)

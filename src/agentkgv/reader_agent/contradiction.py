@@ -49,9 +49,11 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
 
 
 def stated_other(claim: Claim, value: str) -> str | None:
-    """`value` (a span the value reader found for the claim's subject and relation) where it is another value than
-    the claim's: another date or number (compared as values), or a name that is neither the object's nor the
-    subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for `Alexandra, Victoria`)."""
+    """`value` (what a passage gives for the claim's subject and relation: the value reader's span or a key-value
+    line's) where it is another value than the claim's: another date or number (compared as values), or a name
+    that is neither the object's nor the subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for
+    `Alexandra, Victoria`), nor names the same place with its region written otherwise (`Santa Barbara, CA` for
+    `Santa Barbara, California`)."""
     if claim.date is not None:
         return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
     if claim.number is not None:
@@ -59,8 +61,11 @@ def stated_other(claim: Claim, value: str) -> str | None:
     words = set(folded_words(value))
     if not words:
         return None
+    head = folded_words(value.split(",")[0])
     for name in (*claim.triple.object_names, *claim.triple.subject_names):
         theirs = set(folded_words(name))
         if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)):
+            return None
+        if "," in value and head == folded_words(name.split(",")[0]):
             return None
     return value

@@ -56,10 +56,11 @@ def gloss_of(glosses: dict[str, str], triple: Triple) -> str:
 
 
 def reader_view(triple: Triple, text: str) -> PassageView:
-    return _view(text, triple.subject, triple.object, tuple(triple.subject_aliases), tuple(triple.object_aliases))
+    return _view(text, triple.subject, triple.object, triple.subject_aliases, triple.object_aliases)
 
 
-# A turn asks each passage's view of a claim several times (for its score, the values it gives, its support).
+# A turn asks each passage's view of a claim several times (for its score, the values it gives, its support); the
+# cache holds a turn's batch (64 triples' passages) and the few claims with another value read beside them.
 @functools.lru_cache(maxsize=4096)
 def _view(text: str, subject: str, obj: str, subject_aliases: tuple[str, ...],
           object_aliases: tuple[str, ...]) -> PassageView:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -25,7 +25,7 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
-from agentkgv.data.predicates import by_name, load_predicates, shippable
+from agentkgv.data.predicates import PredicateInfo, by_name, load_predicates, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
@@ -72,6 +72,9 @@ class RelationFacts:
         """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)
         where the object is none. "Place of Birth: Australia" states nothing against a birth in Adelaide."""
         pools = [self.names[key] for key in COUNTRIES if key in self.names]
+        own = next((self.names[k] for k in (triple.predicate_id, triple.predicate.lower()) if k in self.names), None)
+        if any(pool is own for pool in pools):
+            return False  # a claim of a country: another country is another value
 
         def country(name: str) -> bool:
             return any(tuple(folded_words(name)) in pool.by_words for pool in pools)
@@ -150,6 +153,15 @@ def _object_labels(data_dir: Path, cache: Path | None) -> dict[str, set[str]]:
     return pools
 
 
+def own_names(predicates: dict[str, PredicateInfo]) -> dict[str, tuple[str, ...]]:
+    """Each relation's label and the aliases that name it alone: as a page's key, `state` might be a country's or a
+    province's, and a two-letter alias (`in`) is no key."""
+    shared = Counter(name.lower() for info in predicates.values() for name in {info.label.lower(),
+                                                                                *(a.lower() for a in info.aliases)})
+    return {pid: (info.label, *(a for a in info.aliases if shared[a.lower()] == 1 and len(a) > 2))
+            for pid, info in predicates.items()}
+
+
 @lru_cache(maxsize=4)
 def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> RelationFacts:
     # The cues ship (the data folder's own give the same table, which a test checks); the names need the facts.
@@ -158,5 +170,5 @@ def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> Relat
     pools = _object_labels(data_dir, cache)
     names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
                                  for pid, labels in pools.items()})
-    named = by_name(predicates, {pid: (info.label, *info.aliases) for pid, info in predicates.items()})
+    named = by_name(predicates, own_names(predicates))
     return RelationFacts.read(shipped_table(), extra, names, cues, named)
