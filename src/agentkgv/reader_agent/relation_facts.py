@@ -45,8 +45,9 @@ class RelationFacts:
     # The names each relation's objects take, by the relation's id, label and aliases (`by_name`).
     names: dict[str, ObjectNames] = field(default_factory=dict)
     cues: RelationCues = field(default_factory=lambda: RelationCues({}, {}))
-    # Each relation's label and aliases by its id, label and aliases (`by_name`): DBpedia's `death place` is
-    # Wikidata's `place of death`, the name the value reader learned to be asked, and a page's key may be any.
+    # Each relation's label and the aliases that name it alone (`own_names`), by its id, label and aliases
+    # (`by_name`): DBpedia's `death place` is Wikidata's `place of death`, the name the value reader learned to be
+    # asked, and a page's key may be any of them.
     named: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def holds(self, triple: Triple) -> bool:
@@ -59,7 +60,8 @@ class RelationFacts:
         return None
 
     def names_of(self, triple: Triple) -> tuple[str, ...]:
-        """The relation's label and aliases where the predicates table names it, else its predicate as written."""
+        """The relation's label and the aliases that name it alone where the predicates table knows it, else its
+        predicate as written."""
         for key in (triple.predicate_id, triple.predicate.lower()):
             if key in self.named:
                 return self.named[key]
