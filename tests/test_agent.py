@@ -364,3 +364,19 @@ def test_passage_view_does_not_take_a_name_inside_a_longer_one_for_a_mention():
     assert reverse.text == "[O:Adobe Systems] makes [S:Adobe] Muse"
     namesake = view_passage("Antwerp is the capital of the Antwerp province.", "Antwerp", "Antwerp", 50)
     assert namesake.has_subject and namesake.has_object
+
+
+def test_a_name_heading_a_longer_name_is_not_named_alone():
+    from agentkgv.core.evidence_view import named_alone
+
+    assert not named_alone("The Walt Whitman Bridge crosses the Delaware.", ["Walt Whitman"])
+    assert named_alone("The Walt Whitman Bridge is named after Walt Whitman, the poet.", ["Walt Whitman"])
+    # A line break, punctuation or a lower-case word ends the name.
+    for text in ("Walt Whitman\nBorn: 31 May 1819", "Walt Whitman (1819-1892)", "Walt Whitman died in Camden.",
+                 "Walt Whitman's house"):
+        assert named_alone(text, ["Walt Whitman"]), text
+    assert named_alone("Walter Whitman Jr. was born on Long Island.", ["Walter Whitman"])
+    assert named_alone("Hamburger Hochbahn AG runs the underground in Hamburg.", ["Hamburger Hochbahn"])
+    # Another thing named after the subject, as headings and trios are.
+    assert not named_alone("The Oscar Peterson Trio recorded in Chicago.", ["Oscar Peterson"])
+    assert not named_alone("Nothing of him here.", ["Walt Whitman"])

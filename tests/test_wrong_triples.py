@@ -108,6 +108,17 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
     assert population.outcome == Finding.CONTRADICTED.value and population.stated_instead == "19,450"
 
 
+def test_a_name_heading_a_longer_name_gives_no_value_of_its_own(tmp_path):
+    # A bridge named after someone: what the passage says of the bridge (on the Delaware) is not said of him.
+    config = ReadingConfig(absence="unknown")
+    pages = [Passage("p0", "He also worked on industrial, educational and documentary films including a production on "
+                           "the construction of the Mabyn Kessell Bridge, on the Delaware River.", "Film career")]
+    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
+                  RelationFacts.load(data_dir()))
+    verdict = verify(agent, "Mabyn Kessell", "death place", "Camden, New Jersey")
+    assert verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.stated_instead is None
+
+
 def test_without_the_data_folder_a_death_place_still_does_not_support_a_birth_there(tmp_path):
     # A pip-installed user has no facts files: the relation cues ship with the package.
     config = ReadingConfig(absence="unknown")

@@ -169,6 +169,26 @@ def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False)
     return _outside(spans, spans)
 
 
+# Words that continue a name without naming another thing: a firm's legal form, a generation.
+_SAME_NAMED = frozenset({"ag", "sa", "nv", "bv", "se", "gmbh", "inc", "ltd", "llc", "plc", "co", "corp", "corporation",
+                         "company", "limited", "jr", "sr", "ii", "iii", "iv"})
+
+
+def named_alone(text: str, names: Sequence[str]) -> bool:
+    """Whether `text` names one of `names` (a label and its aliases) other than as the head of a longer proper
+    name: "Walt Whitman" in "the Walt Whitman Bridge" names a bridge, and what the passage says of it is not said
+    of the poet. A name followed on its line, after a space only, by a capitalised word is such a head, unless
+    that word is a firm's legal form or a generation (`Hamburger Hochbahn AG`, `Sammy Davis Jr.`)."""
+    tokens = _tokens(text)
+    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
+    for _, last in _spans_of(tokens, names, middle_names=True):
+        after = starts.get(last + 1)
+        if after is None or not (tokens.capitals[after] and tokens.spaced[after]) or "\n" in text[
+                tokens.pieces[last][1]:tokens.pieces[last + 1][0]] or tokens.words[after][2] in _SAME_NAMED:
+            return True
+    return False
+
+
 def _same_name(name: str, others: Sequence[str]) -> bool:
     return any(folded_words(name) == folded_words(other) for other in others)
 

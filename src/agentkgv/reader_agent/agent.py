@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agentkgv.core.combinations import compose_query, paraphrases_of
+from agentkgv.core.evidence_view import named_alone
 from agentkgv.core.verdict import EvidenceRef, Finding, Tally, Verdict
 from agentkgv.data.records import LabeledTriple, Passage, Triple
 from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
@@ -105,7 +106,8 @@ class ReadingAgent:
         only the values `relations`, the claim's kind and the pages' key-value lines find)."""
         self.config = config or ReadingConfig()
         self.distrusted = distrusted
-        self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued)
+        self.relations = relations or RelationFacts.read(shipped_table(), self.config.one_valued,
+                                                                many=self.config.many_valued)
         self.absence: Absence = absence(self.config.absence or "false", self.config.coverage)
         self.retriever, self.main, self.rare = retriever, judge, rare
         self.kinds, self.values = kinds, values
@@ -275,7 +277,9 @@ class ReadingAgent:
             # in Alexandra, Victoria" gives no place of death), so it is not read for one.
             rival = (reading.judge.calibration.settles(Evidence().add(float(scores[i]), True, True))
                      and self.relations.cues.denies(reading.claim.triple, view.text))
-            if view.has_subject and not rival:
+            # A passage that names the subject only as the head of a longer name ("the Walt Whitman Bridge") gives
+            # that thing's values, not the subject's.
+            if view.has_subject and not rival and named_alone(hit.passage.text, reading.claim.triple.subject_names):
                 asked.append(i)
         spans = self.values.read([(fresh[i][0].claim.triple.subject, self.relations.label(fresh[i][0].claim.triple),
                                    fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
