@@ -153,6 +153,12 @@ def test_the_shipped_one_valued_table_reads_relations_by_id_and_name():
     assert table.holds(Triple("a", "place of birth", "b")) and table.holds(Triple("a", "birth place", "b"))
     assert table.holds(Triple("a", "x", "b", predicate_id="P20")) and table.holds(Triple("a", "hasCEO", "b"))
     assert not table.holds(Triple("a", "occupation", "b")) and not table.holds(Triple("a", "instrument", "b"))
+    # A player's clubs are held one after another: another club is no contradiction.
+    assert not table.holds(Triple("a", "team", "b")) and not table.holds(Triple("a", "x", "b", predicate_id="P54"))
+    # A run's settings override the table either way.
+    own = RelationFacts.read(shipped_table(), ("team",), many=("Birth Place", "P20"))
+    assert own.holds(Triple("a", "team", "b")) and not own.holds(Triple("a", "birth place", "b"))
+    assert not own.holds(Triple("a", "x", "b", predicate_id="P20")) and own.holds(Triple("a", "place of birth", "b"))
 
 
 shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")

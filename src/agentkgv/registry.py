@@ -74,7 +74,7 @@ class RunSpec(BaseModel):
         none)."""
         config = self.run
         llm = build_llm(config.llm) if config.needs_llm else None
-        relations = (RelationFacts.load(self.data, config.reading.one_valued, self.cache)
+        relations = (RelationFacts.load(self.data, config.reading.one_valued, self.cache, config.reading.many_valued)
                      if self.data and config.uses_reader else None)
         resolved = ResolvedRun(config, Readers.open(config.reading, self.cache) if config.uses_reader else None)
         verifier = build_verifier(resolved, load_retriever(config.retriever, self.index_root), self.paraphrases, llm,

@@ -217,11 +217,16 @@ def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> di
     return table
 
 
+# Relations X-FACTR types as one object per subject (it reads LAMA, which keeps one object of each) whose values a
+# subject holds one after another: another club a page names is a player's earlier or later one, no contradiction.
+HELD_IN_TURN = frozenset({"P54"})
+
+
 def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
     """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
-    subject by X-FACTR's type, those of `keep` only when given; a name that is also another relation's
-    label or alias stays out."""
-    typed = {pid: info.single_valued and (keep is None or pid in keep)
+    subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name that is also
+    another relation's label or alias stays out."""
+    typed = {pid: info.single_valued and pid not in HELD_IN_TURN and (keep is None or pid in keep)
              for pid, info in predicates.items() if info.cardinality}
     return sorted(key for key, one in by_name(predicates, typed).items() if one)
 

@@ -53,6 +53,9 @@ class ReadingConfig(Settings):
     # Relations with one value per subject besides the shipped table's (reader_agent/one_valued.json), by name or
     # id: another value a passage states for them contradicts the triple.
     one_valued: tuple[str, ...] = ()
+    # Relations the shipped table counts as one-valued whose subjects have several values in this graph, by name or
+    # id as the triples write it: another value a passage states for them contradicts nothing.
+    many_valued: tuple[str, ...] = ()
     # Values a passage states in the object's place that are read as a possible contradiction, per passage.
     other_values: int = Field(3, ge=0)
     # What runs the readers' network (reader_agent/runtime.py): ONNX Runtime, twice as fast on a CPU with the

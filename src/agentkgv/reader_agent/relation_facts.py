@@ -104,25 +104,33 @@ class RelationFacts:
 
     @staticmethod
     def read(path: Path, extra: tuple[str, ...] = (), names: dict[str, ObjectNames] | None = None,
-             cues: RelationCues | None = None, named: dict[str, tuple[str, ...]] | None = None) -> RelationFacts:
+             cues: RelationCues | None = None, named: dict[str, tuple[str, ...]] | None = None,
+             many: tuple[str, ...] = ()) -> RelationFacts:
+        """The one-valued relations of the table at `path`, with those of `extra` and without those of `many` (by
+        id or name)."""
         try:
             keys = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise DataError(path, f"cannot read the one-valued relations: {error}") from None
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise DataError(path, "expected a list of relation ids and names")
-        own = {name if re.fullmatch(r"P\d+", name) else name.lower() for name in extra}
-        return RelationFacts(frozenset(keys) | own, names or {}, cues or RelationCues({}, {}), named or {})
+
+        def keyed(names: tuple[str, ...]) -> set[str]:
+            return {name if re.fullmatch(r"P\d+", name) else name.lower() for name in names}
+        return RelationFacts(frozenset((set(keys) | keyed(extra)) - keyed(many)), names or {}, cues or RelationCues({}, {}),
+                             named or {})
 
     @staticmethod
-    def load(data_dir: Path, extra: tuple[str, ...] = (), cache: Path | None = None) -> RelationFacts:
-        """The shipped tables and `extra`: the relations with one value and every relation's cues, with the
-        names of each relation's objects that the facts files under `data_dir` hold (none without them: then a
-        value the value reader finds, a date or a number contradicts, and no name the facts files know).
+    def load(data_dir: Path, extra: tuple[str, ...] = (), cache: Path | None = None,
+             many: tuple[str, ...] = ()) -> RelationFacts:
+        """The shipped tables, with `extra` and without `many` (`read`): the relations with one value and every
+        relation's cues, with the names of each relation's objects that the facts files under `data_dir` hold (none
+        without them: then a value the value reader finds, a date or a number contradicts, and no name the facts
+        files know).
         Built once per folder and process: every verifier of a run shares it. `cache`: a folder where the names
         read from the facts files are kept, keyed by the files' sizes and times, so that the next process reads
         one file instead of 300,000 facts."""
-        return _loaded(Path(data_dir).resolve(), tuple(extra), cache and Path(cache).resolve())
+        return _loaded(Path(data_dir).resolve(), tuple(extra), cache and Path(cache).resolve(), tuple(many))
 
 
 def cue_table(data_dir: Path) -> CueTable:
@@ -165,7 +173,7 @@ def own_names(predicates: dict[str, PredicateInfo]) -> dict[str, tuple[str, ...]
 
 
 @lru_cache(maxsize=4)
-def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> RelationFacts:
+def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None, many: tuple[str, ...]) -> RelationFacts:
     # The cues ship (the data folder's own give the same table, which a test checks); the names need the facts.
     predicates = load_predicates(data_dir, shipped_if_missing=True)
     cues = RelationCues.of(predicates, read_cue_table())
@@ -173,4 +181,4 @@ def _loaded(data_dir: Path, extra: tuple[str, ...], cache: Path | None) -> Relat
     names = by_name(predicates, {pid: ObjectNames([("", label) for label in sorted(labels)])
                                  for pid, labels in pools.items()})
     named = by_name(predicates, own_names(predicates))
-    return RelationFacts.read(shipped_table(), extra, names, cues, named)
+    return RelationFacts.read(shipped_table(), extra, names, cues, named, many)
