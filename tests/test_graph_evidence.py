@@ -13,7 +13,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.records import RdfTerms, Triple
 from agentkgv.graph.checker import GraphChecker, GraphSettings, open_graph
 from agentkgv.graph.evidence import GraphEvidence
-from agentkgv.graph.prior import GraphPrior
+from agentkgv.graph.prior import DocumentSide, GraphPrior, Reviewed, refit_from_reviews
 from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, claim_triple, file_triples
 from agentkgv.graph.shapes import profile_shapes, shape_findings
 from agentkgv.graph.values import Term, text_class, value_class
@@ -205,6 +205,27 @@ def test_the_graph_prior_is_not_a_constant_and_reviews_refit_it():
     # lands where once does.
     again = refit.refit_offsets([predicate] * 20, [refit.p_true(row, predicate)] * 20, [False] * 20)
     assert abs(again.p_true(row, predicate) - refit.p_true(row, predicate)) < 1e-9
+
+
+def test_reviews_teach_the_prior_how_much_the_documents_count():
+    """A user's documents that say more than DBpedia's gathered pages did: where the reviews show the documents'
+    P(true) tracking the labels, the refit prior follows the documents further; few reviews change nothing."""
+    checker, _ = checker_with_odd_spouse()
+    prior, predicate = checker.prior, f"{EX}spouse"
+    married = Triple("Person 0", "spouse", "Person 1000", rdf=RdfTerms(f"<{EX}Person_0>", f"<{EX}spouse>",
+                                                                      f"<{EX}Person_1000>"))
+    composed = compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, married), checker)  # the documents' P(true): 0.4
+    assert composed.documents_p_true == 0.4 and composed.p_true != 0.4
+    # Reviews: of the triples the prior scored, those the documents put at 0.1 were wrong, at 0.9 right.
+    reviews = [Reviewed(predicate, composed.p_true, True, 0.1 if k % 2 else 0.9, k % 2 == 0) for k in range(40)]
+    refit = refit_from_reviews(prior, reviews)
+    assert refit.documents.weight > 0.5 and refit.documents != prior.documents
+    row_low, row_high = (checker.row(people_graph()[0], DocumentSide("not enough evidence", p)) for p in (0.1, 0.9))
+    assert refit.p_true(row_high, predicate) - refit.p_true(row_low, predicate) > (
+        prior.p_true(row_high, predicate) - prior.p_true(row_low, predicate)) + 0.3
+    assert refit_from_reviews(prior, reviews[:5]).documents == prior.documents
+    # The refit survives the prior's file.
+    assert GraphPrior.model_validate_json(refit.model_dump_json()) == refit
 
 
 def test_graph_findings_survive_the_verdicts_file():

@@ -23,7 +23,7 @@ from agentkgv.data.factbench import DOCS_SPLIT, factbench_docs_examples
 from agentkgv.data.jsonl import read_json
 from agentkgv.data.predicates import load_predicates, paraphrase_table
 from agentkgv.data.records import LabeledTriple
-from agentkgv.eval.graph_bench import LabelledGraph, cross_validated, rules_only
+from agentkgv.eval.graph_bench import LabelledGraph, cross_validated, reviewed_then_scored, rules_only
 from agentkgv.eval.real_graph import RealGraphRow, real_graph_row
 from agentkgv.eval.poison import (VARIANTS, attack_table, build_poisoned_index, make_poisons, poison_digest,
                                   retrieved_share, run_attack)
@@ -258,7 +258,8 @@ def bench_dbpedia_graph(ws: Workspace, run: RunConfig, index_name: str, run_name
     """The graph's word on the DBpedia development set (eval/graph_bench.py): all its triples are the graph,
     profiled without labels. Rows over all of them (the rules alone; the graph's P(true), cross-validated), and
     over those with pages: the documents alone (the reader agent, as `bench-dbpedia` runs it), the graph
-    alone, and both together."""
+    alone, and both together; and a user's protocol, 100 of those reviewed and the other 300 scored
+    (`reviewed_then_scored`)."""
     bench_dbpedia(ws, run, ["agentkgv"], index_name, run_name, batch_size, ("iri",), hooks)
     documents = load_run(ws.runs / run_name / "agentkgv.iri.jsonl")
     graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
@@ -273,6 +274,12 @@ def bench_dbpedia_graph(ws: Workspace, run: RunConfig, index_name: str, run_name
              real_graph_row("graph alone", [v for v in alone if v.id in with_pages]),
              real_graph_row("graph + documents", [v for v in together if v.id in with_pages]),
              real_graph_row("graph + documents, the other folds reviewed", [v for v in reviewed if v.id in with_pages])]
+    # A user's protocol: 100 of them reviewed, the other 300 scored (a prior that saw no page-labelled triple).
+    after = reviewed_then_scored(graph, documents)
+    reviewed_count = len(documents) - len(after)
+    pages += [real_graph_row(f"documents alone, the {len(after)} not reviewed", [documents[v.id] for v in after]),
+              real_graph_row(f"graph + documents after `learn` from {reviewed_count} reviewed, the other {len(after)}",
+                             after)]
     return whole, pages
 
 

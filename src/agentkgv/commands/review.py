@@ -20,7 +20,7 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
-from agentkgv.graph.prior import GraphPrior, prior_digest
+from agentkgv.graph.prior import GraphPrior, Reviewed, prior_digest, refit_from_reviews
 from agentkgv.graph.profile import claim_triple
 from agentkgv.paths import Workspace, check_name
 from agentkgv.reader_agent.build import Readers
@@ -157,8 +157,9 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
 
 def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Path | None = None) -> Path | None:
     """Where the verdicts were composed with their graph (`verify` reads it by default), the graph prior
-    (`prior`, default the shipped one) with its per-predicate offsets refitted on the reviewed triples, saved
-    as `target`; None where the run did not read the graph."""
+    (`prior`, default the shipped one) refitted on the reviewed triples (how much the documents count, and the
+    per-predicate offsets: graph/prior.refit_from_reviews), saved as `target`; None where the run did not read the
+    graph."""
     pins = json.loads(settings_path(verdicts_file).read_text()).get("pins", {}) if settings_path(verdicts_file).exists() else {}
     if "graph" not in pins:
         return None
@@ -167,7 +168,8 @@ def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Pa
         raise DataError(prior or "the shipped graph prior", "not the graph prior these verdicts were made with: "
                                                             "pass that one (--graph-prior)")
     verdicts, reviews = load_run(verdicts_file), read_reviews(review)
-    reviewed = [(v, r.label) for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews) if v.p_true is not None]
-    refit = current.refit_offsets([claim_triple(v.triple).predicate for v, _ in reviewed],
-                                                 [v.p_true for v, _ in reviewed], [label for _, label in reviewed])
-    return refit.save(target)
+    # The graph's prior gave a verdict's P(true) where the documents' own was kept beside it.
+    reviewed = [Reviewed(claim_triple(v.triple).predicate, v.p_true, v.documents_p_true is not None, v.documents_p_true,
+                         r.label)
+                for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews) if v.p_true is not None]
+    return refit_from_reviews(current, reviewed).save(target)

@@ -42,8 +42,9 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     decided = verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None
     if decided and not findings:
         return replace(verdict, graph=findings)
-    p = checker.p_true(triple, findings, documents_side(verdict))
-    composed = replace(verdict, graph=findings, p_true=p,
+    side = documents_side(verdict)
+    p = checker.p_true(triple, findings, side)
+    composed = replace(verdict, graph=findings, p_true=p, documents_p_true=side and side.p_true,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
     if decided:
         if (p >= 0.5) == bool(verdict.verdict):
@@ -52,7 +53,7 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
         said = "support" if verdict.verdict else "contradict"
         return replace(composed, verdict=None, undecided=True, confidence=max(p, 1 - p), documents_outcome=verdict.outcome,
                        reason=f"the documents {said} it, but the graph puts P(true) at {p:.2f}: "
-                              f"{checker.lowered_by(triple, findings, documents_side(verdict))}")
+                              f"{checker.lowered_by(triple, findings, side)}")
     if verdict.finding == Finding.SUPPORTED.value:  # a method without a P(true) of its own
         return composed
     strong = [finding for finding in findings if finding.strong]
@@ -60,7 +61,7 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     if not strong and not low:
         return composed
     reason = (strong[0].reason if strong else
-              f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, documents_side(verdict))}")
+              f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, side)}")
     return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
                    documents_outcome=verdict.outcome, reason=reason)
 

@@ -77,6 +77,9 @@ class Verdict:
     graph: list[GraphFinding] = field(default_factory=list)
     # The documents' own outcome, kept where the graph's word replaced it as `outcome`.
     documents_outcome: str | None = None
+    # The documents' own P(true), kept where the graph's and the documents' together replaced it as `p_true`: what
+    # `learn` weighs the documents by.
+    documents_p_true: float | None = None
 
     @property
     def finding(self) -> str:

@@ -2,9 +2,12 @@
 
 A logistic model reads a triple's graph features (the family of its value, each rule's finding, how varied
 and how often flagged its predicate is in the profile) beside the documents' outcome and P(true), where
-documents were read. A triple nothing decides gets its P(true) from the graph, never a constant. On top, a
-per-predicate offset learned from a user's reviews (`learn`): each predicate's reviewed share of true
-triples, shrunk toward what the model expects of them, so that a predicate with few reviews moves little.
+documents were read. A triple nothing decides gets its P(true) from the graph, never a constant. A user's
+reviews (`learn`) refit two things on top. How much the documents count: the model was fitted where the documents
+read little better than chance (DBpedia's gathered pages), and a user's own documents may say much more, so the
+model's log-odds are rescaled and the documents' log-odds weighed anew on the reviewed triples whose P(true) the
+model gave (`refit_from_reviews`). Then a per-predicate offset: each predicate's reviewed share of true triples,
+shrunk toward what the model expects of them, so that a predicate with few reviews moves little.
 
 The shipped model (`prior.json`) is fitted on the DBpedia development set (`agentkgv train-graph-prior`),
 whose labels are of a real, automatically built graph; a user's reviews refit its offsets.
@@ -34,6 +37,27 @@ _FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page
 # The outcomes common enough to learn a weight of their own from a graph's labels; a rarer one (a contradiction)
 # speaks through the documents' P(true) alone.
 _OUTCOMES = ("supported", "not enough evidence")
+# The fewest reviewed triples whose P(true) the prior gave from which `refit_from_reviews` refits how much the
+# documents count, and how strongly that holds to no change (`fit_refit`).
+MIN_REFIT = 20
+REFIT_STRENGTH = 1.0
+
+
+class DocumentsRefit(Strict):
+    """From reviews: the prior's log-odds `z` become `shift + scale * z + weight * d`, `d` the documents'
+    log-odds. The identity until a user's reviews refit it."""
+
+    shift: float = 0.0
+    scale: float = 1.0
+    weight: float = 0.0
+
+    def apply(self, z: float, d: float) -> float:
+        return self.shift + self.scale * z + self.weight * d
+
+    def then(self, change: DocumentsRefit) -> DocumentsRefit:
+        """This refit followed by `change` of its output."""
+        return DocumentsRefit(shift=change.shift + change.scale * self.shift, scale=change.scale * self.scale,
+                              weight=change.scale * self.weight + change.weight)
 
 
 def _value_family(kind: str) -> str:
@@ -55,6 +79,9 @@ def feature_names() -> list[str]:
             + ["predicate: log triples", "predicate: kinds of value", "predicate: share flagged",
                "predicate: one value per subject", "documents read", "documents: log-odds"]
             + [f"documents: {outcome}" for outcome in _OUTCOMES])
+
+
+_DOCUMENTS_LOG_ODDS = feature_names().index("documents: log-odds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,17 +133,19 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
 
 
 class GraphPrior(Strict):
-    """The fitted model: a weight per feature (by name), an intercept, and per-predicate offsets from
-    reviews."""
+    """The fitted model: a weight per feature (by name), an intercept, and from reviews how much the documents
+    count (`documents`) and per-predicate offsets."""
 
     weights: dict[str, float]
     intercept: float
+    # From reviews: the model's log-odds `z` become `shift + scale * z + weight * documents' log-odds`.
+    documents: DocumentsRefit = DocumentsRefit()
     offsets: dict[str, float] = {}
     fitted_on: str
 
     def log_odds(self, row: Sequence[float], predicate: str) -> float:
-        return (self.intercept + self.offsets.get(predicate, 0.0)
-                + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row)))
+        z = self.intercept + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row))
+        return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offsets.get(predicate, 0.0)
 
     def lowest(self, row: Sequence[float], predicate: str) -> str:
         """What lowers a triple's log-odds most: a feature's name, its predicate's reviews, or (where nothing
@@ -172,6 +201,64 @@ def prior_digest(prior: GraphPrior) -> str:
 def shipped_prior_path() -> Path:
     """Where the shipped prior lives in the package (written by `train-graph-prior`)."""
     return Path(__file__).with_name(SHIPPED)
+
+
+@dataclass(frozen=True, slots=True)
+class Reviewed:
+    """A reviewed triple as its verdict carries it: the P(true) the run gave, whether the graph's prior gave it
+    (else the documents did), the documents' own P(true) where they were read, and the person's label."""
+
+    predicate: str
+    p_true: float
+    prior_gave: bool
+    documents_p_true: float | None
+    label: bool
+
+    @property
+    def documents_log_odds(self) -> float:
+        return 0.0 if self.documents_p_true is None else _logit(self.documents_p_true)
+
+
+def refit_from_reviews(prior: GraphPrior, reviewed: Sequence[Reviewed]) -> GraphPrior:
+    """`prior` refitted on a user's reviews, as `learn` does: first how much the documents count, on the reviewed
+    triples whose P(true) the prior gave (`fit_refit`; unchanged where fewer than `MIN_REFIT` of them, or of one
+    label only), then the per-predicate offsets on all, each at the P(true) the refit gives it."""
+    given = [r for r in reviewed if r.prior_gave]
+    change = DocumentsRefit()
+    if len(given) >= MIN_REFIT and len({r.label for r in given}) == 2:
+        change = fit_refit([_logit(r.p_true) - prior.offsets.get(r.predicate, 0.0) for r in given],
+                           [r.documents_log_odds for r in given], [r.label for r in given])
+    refit = prior.model_copy(update={"documents": prior.documents.then(change)})
+
+    def now(r: Reviewed) -> float:
+        if not r.prior_gave:
+            return r.p_true
+        offset = prior.offsets.get(r.predicate, 0.0)
+        return 1 / (1 + math.exp(-(change.apply(_logit(r.p_true) - offset, r.documents_log_odds) + offset)))
+    return refit.refit_offsets([r.predicate for r in reviewed], [now(r) for r in reviewed], [r.label for r in reviewed])
+
+
+def fit_refit(z: Sequence[float], d: Sequence[float], labels: Sequence[bool],
+              strength: float = REFIT_STRENGTH) -> DocumentsRefit:
+    """The (shift, scale, weight) minimizing the log loss of `shift + scale * z + weight * d` on `labels`, plus
+    `strength` / 2 times the squared distance from (0, 1, 0): a few reviews move the model little. Written out
+    because scikit-learn's logistic model regularizes toward zero, which would discard the model's own log-odds;
+    SciPy minimizes it."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    x = np.column_stack([np.ones(len(z)), np.asarray(z, float), np.asarray(d, float)])
+    y = np.asarray(labels, float)
+    start = np.array([0.0, 1.0, 0.0])
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        t = x @ theta
+        p = 1 / (1 + np.exp(-t))
+        value = np.sum(np.logaddexp(0, t) - y * t) + strength / 2 * np.sum((theta - start) ** 2)
+        return float(value), x.T @ (p - y) + strength * (theta - start)
+
+    theta = minimize(loss, start, jac=True, method="L-BFGS-B").x
+    return DocumentsRefit(shift=float(theta[0]), scale=float(theta[1]), weight=float(theta[2]))
 
 
 def fit_prior(rows: Sequence[Sequence[float]], labels: Sequence[bool], fitted_on: str, c: float = 1.0) -> GraphPrior:
