@@ -215,7 +215,7 @@ def test_reviews_teach_the_prior_how_much_the_documents_count():
     married = Triple("Person 0", "spouse", "Person 1000", rdf=RdfTerms(f"<{EX}Person_0>", f"<{EX}spouse>",
                                                                       f"<{EX}Person_1000>"))
     composed = compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, married), checker)  # the documents' P(true): 0.4
-    assert composed.documents_p_true == 0.4 and composed.p_true != 0.4
+    assert composed.p_true_by_graph and composed.documents_p_true == 0.4 and composed.p_true != 0.4
     # Reviews: of the triples the prior scored, those the documents put at 0.1 were wrong, at 0.9 right.
     reviews = [Reviewed(predicate, composed.p_true, True, 0.1 if k % 2 else 0.9, k % 2 == 0) for k in range(40)]
     refit = refit_from_reviews(prior, reviews)

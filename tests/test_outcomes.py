@@ -159,6 +159,9 @@ def test_the_shipped_one_valued_table_reads_relations_by_id_and_name():
     own = RelationFacts.read(shipped_table(), ("team",), many=("Birth Place", "P20"))
     assert own.holds(Triple("a", "team", "b")) and not own.holds(Triple("a", "birth place", "b"))
     assert not own.holds(Triple("a", "x", "b", predicate_id="P20")) and own.holds(Triple("a", "place of birth", "b"))
+    # Taken out by either its id or its name, whatever the other one says.
+    assert not own.holds(Triple("a", "place of death", "b", predicate_id="P20"))
+    assert not own.holds(Triple("a", "birth place", "b", predicate_id="P19"))
 
 
 shipped = pytest.mark.skipif(not (shipped_reader_dir() / "reader.safetensors").exists(), reason="no shipped reader")

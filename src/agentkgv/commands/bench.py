@@ -275,11 +275,9 @@ def bench_dbpedia_graph(ws: Workspace, run: RunConfig, index_name: str, run_name
              real_graph_row("graph + documents", [v for v in together if v.id in with_pages]),
              real_graph_row("graph + documents, the other folds reviewed", [v for v in reviewed if v.id in with_pages])]
     # A user's protocol: 100 of them reviewed, the other 300 scored (a prior that saw no page-labelled triple).
-    after = reviewed_then_scored(graph, documents)
-    reviewed_count = len(documents) - len(after)
+    count, after = reviewed_then_scored(graph, documents)
     pages += [real_graph_row(f"documents alone, the {len(after)} not reviewed", [documents[v.id] for v in after]),
-              real_graph_row(f"graph + documents after `learn` from {reviewed_count} reviewed, the other {len(after)}",
-                             after)]
+              real_graph_row(f"graph + documents after `learn` from {count} reviewed, the other {len(after)}", after)]
     return whole, pages
 
 

@@ -122,7 +122,9 @@ def paraphrases(ws: Workspace) -> dict[str, list[str]]:
 def relation_facts(ws: Workspace, run: RunConfig) -> RelationFacts | None:
     """The relations another value contradicts, with their values' names from the facts files: the reader
     agent's; None for the other methods."""
-    return RelationFacts.load(ws.data, run.reading.one_valued, ws.cache, run.reading.many_valued) if run.uses_reader else None
+    if not run.uses_reader:
+        return None
+    return RelationFacts.load(ws.data, run.reading.one_valued, ws.cache, run.reading.many_valued)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from statistics import fmean
 from agentkgv.commands.build import SILENT, Hooks, retriever_for
 from agentkgv.commands.train_reader import read_evidence
 from agentkgv.config import RunConfig
+from agentkgv.core.graph_checked import as_reviewed
 from agentkgv.core.runner import load_run
 from agentkgv.core.runner import settings_path
 from agentkgv.core.verdict import Verdict
@@ -20,8 +21,7 @@ from agentkgv.data.predicates import load_predicates
 from agentkgv.data.records import LabeledTriple
 from agentkgv.eval.metrics import score
 from agentkgv.eval.review import read_reviews
-from agentkgv.graph.prior import GraphPrior, Reviewed, prior_digest, refit_from_reviews
-from agentkgv.graph.profile import claim_triple
+from agentkgv.graph.prior import GraphPrior, prior_digest, refit_from_reviews
 from agentkgv.paths import Workspace, check_name
 from agentkgv.reader_agent.build import Readers
 from agentkgv.reader_agent.calibration import Outcome
@@ -168,8 +168,6 @@ def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Pa
         raise DataError(prior or "the shipped graph prior", "not the graph prior these verdicts were made with: "
                                                             "pass that one (--graph-prior)")
     verdicts, reviews = load_run(verdicts_file), read_reviews(review)
-    # The graph's prior gave a verdict's P(true) where the documents' own was kept beside it.
-    reviewed = [Reviewed(claim_triple(v.triple).predicate, v.p_true, v.documents_p_true is not None, v.documents_p_true,
-                         r.label)
-                for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews) if v.p_true is not None]
-    return refit_from_reviews(current, reviewed).save(target)
+    labelled = [as_reviewed(v, r.label) for v, r in zip(reviewed_verdicts(verdicts, reviews, review), reviews)
+                if v.p_true is not None]
+    return refit_from_reviews(current, labelled).save(target)

@@ -27,7 +27,8 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
           data_dir: DataOpt = None, cache_dir: CacheOpt = None) -> None:
     """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
     on the reviewed triples it judged, and from 50 of them on the reader itself is tuned on their passages (about
-    a minute on a CPU); where the run read the graph, the graph prior is refitted too (how much the documents count, and its per-predicate offsets). Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
+    a minute on a CPU); where the run read the graph, the graph prior is refitted too (how much the documents count,
+    and its per-predicate offsets). Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
     folder, learned = learn_from_review(Workspace(data_dir, cache_dir), review, verdicts, name, reader,
                                         HOOKS, rare)
     after, before = learned.calibration_after, learned.calibration_before

@@ -169,6 +169,7 @@ def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False)
     return _outside(spans, spans)
 
 
+_LINE_SPACE = re.compile(r"[ \t]+")
 # Words that continue a name without naming another thing: a firm's legal form, a generation.
 _SAME_NAMED = frozenset({"ag", "sa", "nv", "bv", "se", "gmbh", "inc", "ltd", "llc", "plc", "co", "corp", "corporation",
                          "company", "limited", "jr", "sr", "ii", "iii", "iv"})
@@ -182,10 +183,12 @@ def named_alone(text: str, names: Sequence[str]) -> bool:
     tokens = _tokens(text)
     starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
     for _, last in _spans_of(tokens, names, middle_names=True):
+        # No next word: the text ends, or the name ends inside a word a page's markup ran together ("WhitmanBorn").
         after = starts.get(last + 1)
-        if after is None or not (tokens.capitals[after] and tokens.spaced[after]) or "\n" in text[
-                tokens.pieces[last][1]:tokens.pieces[last + 1][0]] or tokens.words[after][2] in _SAME_NAMED:
+        if after is None or not tokens.capitals[after] or tokens.words[after][2] in _SAME_NAMED:
             return True
+        if not _LINE_SPACE.fullmatch(text[tokens.pieces[last][1]:tokens.pieces[last + 1][0]]):
+            return True  # a full stop, a comma or a line break ends the name
     return False
 
 

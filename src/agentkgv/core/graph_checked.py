@@ -23,7 +23,7 @@ from dataclasses import replace
 from agentkgv.core.verdict import Finding, Verdict, Verifier
 from agentkgv.data.records import LabeledTriple
 from agentkgv.graph.checker import GraphChecker
-from agentkgv.graph.prior import DocumentSide
+from agentkgv.graph.prior import DocumentSide, Reviewed
 from agentkgv.graph.profile import claim_triple
 
 GRAPH_FALSE_BELOW = 0.3
@@ -44,7 +44,8 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
         return replace(verdict, graph=findings)
     side = documents_side(verdict)
     p = checker.p_true(triple, findings, side)
-    composed = replace(verdict, graph=findings, p_true=p, documents_p_true=side and side.p_true,
+    composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=True,
+                       documents_p_true=None if side is None else side.p_true,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
     if decided:
         if (p >= 0.5) == bool(verdict.verdict):
@@ -64,6 +65,13 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
               f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, side)}")
     return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
                    documents_outcome=verdict.outcome, reason=reason)
+
+
+def as_reviewed(verdict: Verdict, label: bool) -> Reviewed:
+    """A composed verdict a person labelled, as the graph prior is refitted from it (graph/prior.py)."""
+    assert verdict.p_true is not None
+    return Reviewed(claim_triple(verdict.triple).predicate, verdict.p_true, verdict.p_true_by_graph,
+                    verdict.documents_p_true, label)
 
 
 def documents_side(verdict: Verdict) -> DocumentSide | None:

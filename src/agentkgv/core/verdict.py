@@ -77,8 +77,9 @@ class Verdict:
     graph: list[GraphFinding] = field(default_factory=list)
     # The documents' own outcome, kept where the graph's word replaced it as `outcome`.
     documents_outcome: str | None = None
-    # The documents' own P(true), kept where the graph's and the documents' together replaced it as `p_true`: what
-    # `learn` weighs the documents by.
+    # Whether `p_true` is the graph prior's, from the graph and the documents together, and the documents' own P(true)
+    # beside it where they had one: what `learn` weighs the documents by.
+    p_true_by_graph: bool = False
     documents_p_true: float | None = None
 
     @property

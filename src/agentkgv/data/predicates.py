@@ -218,7 +218,8 @@ def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> di
 
 
 # Relations X-FACTR types as one object per subject (it reads LAMA, which keeps one object of each) whose values a
-# subject holds one after another: another club a page names is a player's earlier or later one, no contradiction.
+# subject holds one after another: another club a page names is a player's earlier or later one, no contradiction. The
+# readers' training data keeps X-FACTR's type (`PredicateInfo.single_valued`): the shipped readers learned from it.
 HELD_IN_TURN = frozenset({"P54"})
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, compose, documents_side
+from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, as_reviewed, compose, documents_side
 from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.records import LabeledTriple
 from agentkgv.graph.checker import GraphChecker
-from agentkgv.graph.prior import GraphPrior, Reviewed, fit_prior, refit_from_reviews
+from agentkgv.graph.prior import GraphPrior, fit_prior, refit_from_reviews
 from agentkgv.graph.profile import GraphTriple, build_profile, claim_triple
 
 FOLDS = 5
@@ -71,34 +71,45 @@ def cross_validated(graph: LabelledGraph, documents: dict[str, Verdict], false_b
                     reviews: bool = False, folds: int = FOLDS, seed: int = 0) -> list[Verdict]:
     """Every triple's verdict composed with the graph's word (core/graph_checked.py), the prior fitted on the
     other folds' labels (stratified folds, fixed seed); a triple with documents starts from their verdict.
-    `reviews`: the other folds' labels also refit the prior as `learn` does from reviews (graph/prior.py
-    `refit_from_reviews`), each at the P(true) the fold's prior gives it."""
+    `reviews`: the other folds' labels also refit the prior as `learn` does from reviews (`refit_from_reviews`),
+    from their verdicts composed with the fold's prior."""
     from sklearn.model_selection import StratifiedKFold
 
     rows, labels = graph.rows(documents), graph.labels()
     verdicts: list[Verdict | None] = [None] * len(graph.items)
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(rows, labels):
-        prior = fit_prior(rows[train], labels[train], "fold")
+        checker = graph.checker.with_prior(fit_prior(rows[train], labels[train], "fold"))
         if reviews:
-            prior = refit_from_reviews(prior, [
-                Reviewed(graph.triples[k].predicate, prior.p_true(rows[k], graph.triples[k].predicate), True,
-                         documents[graph.items[k].id].p_true if graph.items[k].id in documents else None, bool(labels[k]))
-                for k in train])
-        checker = graph.checker.with_prior(prior)
+            checker = _learned(graph, documents, list(train), checker, false_below)
         for k in test:
-            item = graph.items[k]
-            start = documents.get(item.id) or _unread(item)
-            verdicts[k] = compose(replace(start, gold=item.label), checker, false_below)
+            verdicts[k] = _composed(graph, documents, int(k), checker, false_below)
     return verdicts
 
 
+def _composed(graph: LabelledGraph, documents: dict[str, Verdict], k: int, checker: GraphChecker,
+              false_below: float) -> Verdict:
+    """The `k`th triple's verdict composed with the graph's word: from the documents' verdict where they were read."""
+    item = graph.items[k]
+    return compose(replace(documents.get(item.id) or _unread(item), gold=item.label), checker, false_below)
+
+
+def _learned(graph: LabelledGraph, documents: dict[str, Verdict], reviewed: list[int], checker: GraphChecker,
+             false_below: float) -> GraphChecker:
+    """`checker` with its prior refitted from the `reviewed` triples' labels as `learn` does: from their verdicts
+    composed with it."""
+    labelled = [as_reviewed(verdict, bool(graph.items[k].label)) for k in reviewed
+                if (verdict := _composed(graph, documents, k, checker, false_below)).p_true is not None]
+    return checker.with_prior(refit_from_reviews(checker.prior, labelled))
+
+
 def reviewed_then_scored(graph: LabelledGraph, documents: dict[str, Verdict], reviewed: int = 100,
-                         false_below: float = GRAPH_FALSE_BELOW) -> list[Verdict]:
+                         false_below: float = GRAPH_FALSE_BELOW) -> tuple[int, list[Verdict]]:
     """A user who reviews `reviewed` of the triples with documents, then verifies the rest: the prior is fitted on
     the labels of the triples without documents only (so it learns nothing of how much documents count, and no
     scored triple's label), the reviewed triples are composed with it and `refit_from_reviews` refits it from their
     verdicts as `learn` does, and the other triples with documents are composed with the refit prior. The reviewed
-    are the first of each label in file order, in the labels' proportion (fixed, stratified)."""
+    are the first of each label in file order, in the labels' proportion (fixed, stratified). Returns how many
+    were reviewed, and the others' verdicts."""
     rows, labels = graph.rows(documents), graph.labels()
     unread = [k for k, item in enumerate(graph.items) if item.id not in documents]
     prior = fit_prior(rows[unread], labels[unread], "the triples without documents")
@@ -107,12 +118,6 @@ def reviewed_then_scored(graph: LabelledGraph, documents: dict[str, Verdict], re
     take = {False: round(reviewed * len(wrong) / len(read))}
     take[True] = reviewed - take[False]
     picked = [k for label in (False, True) for k in [k for k in read if bool(labels[k]) == label][:take[label]]]
-
-    def composed(k: int, checker: GraphChecker) -> Verdict:
-        return compose(replace(documents[graph.items[k].id], gold=graph.items[k].label), checker, false_below)
-
-    base = graph.checker.with_prior(prior)
-    reviews = [Reviewed(graph.triples[k].predicate, v.p_true, v.documents_p_true is not None, v.documents_p_true,
-                        bool(labels[k])) for k in picked if (v := composed(k, base)).p_true is not None]
-    refit = graph.checker.with_prior(refit_from_reviews(prior, reviews))
-    return [composed(k, refit) for k in read if k not in set(picked)]
+    refit = _learned(graph, documents, picked, graph.checker.with_prior(prior), false_below)
+    chosen = set(picked)
+    return len(picked), [_composed(graph, documents, k, refit, false_below) for k in read if k not in chosen]

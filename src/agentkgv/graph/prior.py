@@ -10,7 +10,7 @@ model gave (`refit_from_reviews`). Then a per-predicate offset: each predicate's
 shrunk toward what the model expects of them, so that a predicate with few reviews moves little.
 
 The shipped model (`prior.json`) is fitted on the DBpedia development set (`agentkgv train-graph-prior`),
-whose labels are of a real, automatically built graph; a user's reviews refit its offsets.
+whose labels are of a real, automatically built graph; a user's reviews refit it as above.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class GraphPrior(Strict):
 
     weights: dict[str, float]
     intercept: float
-    # From reviews: the model's log-odds `z` become `shift + scale * z + weight * documents' log-odds`.
+    # The weights say how much DBpedia's gathered pages counted; a user's reviews say how much theirs do.
     documents: DocumentsRefit = DocumentsRefit()
     offsets: dict[str, float] = {}
     fitted_on: str
@@ -150,7 +150,10 @@ class GraphPrior(Strict):
     def lowest(self, row: Sequence[float], predicate: str) -> str:
         """What lowers a triple's log-odds most: a feature's name, its predicate's reviews, or (where nothing
         present lowers it) the base rate."""
-        parts = [(self.weights.get(name, 0.0) * value, name) for name, value in zip(feature_names(), row) if value]
+        refit = self.documents
+        parts = [(refit.scale * self.weights.get(name, 0.0) * value, name)
+                 for name, value in zip(feature_names(), row) if value]
+        parts.append((refit.weight * row[_DOCUMENTS_LOG_ODDS], "documents: log-odds"))
         parts.append((self.offsets.get(predicate, 0.0), "reviews: its predicate's triples were often wrong where reviewed"))
         low = min(parts)
         return low[1] if low[0] < 0 else "base: such triples are often wrong in such graphs"
@@ -194,8 +197,10 @@ class GraphPrior(Strict):
 
 
 def prior_digest(prior: GraphPrior) -> str:
-    """What a run pins of the prior it read."""
-    return hashlib.sha256(prior.model_dump_json().encode()).hexdigest()[:16]
+    """What a run pins of the prior it read. A refit that changes nothing is left out, so that a prior saved before
+    refits existed pins as it did, and its runs resume and `learn` from them."""
+    unchanged = {"documents"} if prior.documents == DocumentsRefit() else None
+    return hashlib.sha256(prior.model_dump_json(exclude=unchanged).encode()).hexdigest()[:16]
 
 
 def shipped_prior_path() -> Path:
@@ -257,7 +262,8 @@ def fit_refit(z: Sequence[float], d: Sequence[float], labels: Sequence[bool],
         value = np.sum(np.logaddexp(0, t) - y * t) + strength / 2 * np.sum((theta - start) ** 2)
         return float(value), x.T @ (p - y) + strength * (theta - start)
 
-    theta = minimize(loss, start, jac=True, method="L-BFGS-B").x
+    # A negative scale would turn the model's ranking upside down: no few reviews can say that much.
+    theta = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=[(None, None), (0.0, None), (None, None)]).x
     return DocumentsRefit(shift=float(theta[0]), scale=float(theta[1]), weight=float(theta[2]))
 
 

@@ -5,10 +5,10 @@ words say another relation (reader_agent/relation_cues.py).
 `born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
 lower-cased; X-FACTR's N-1 and 1-1 relations, `data.predicates.one_valued_keys`, which a test checks it against)
-and a run's own (`ReadingConfig.one_valued`). What counts as another value: a name the facts
-files give as an object of that relation (a city for a place of birth, a network for a network), found in
-the passage as written, so that `Wales` is never read as a genre. A name that follows another after a comma
-is where the first lies (`Cheltenham, Gloucestershire`), not a second value.
+and a run's own (`ReadingConfig.one_valued`, less `ReadingConfig.many_valued`). What counts as another value: a
+name the facts files give as an object of that relation (a city for a place of birth, a network for a network),
+found in the passage as written, so that `Wales` is never read as a genre. A name that follows another after a
+comma is where the first lies (`Cheltenham, Gloucestershire`), not a second value.
 """
 
 from __future__ import annotations
@@ -49,15 +49,18 @@ class RelationFacts:
     # (`by_name`): DBpedia's `death place` is Wikidata's `place of death`, the name the value reader learned to be
     # asked, and a page's key may be any of them.
     named: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The relations a run says have several values (`ReadingConfig.many_valued`), by id or name: a triple named so
+    # by either is taken out, whatever the other says.
+    removed: frozenset[str] = frozenset()
 
     def holds(self, triple: Triple) -> bool:
         return self._key(triple) is not None
 
     def _key(self, triple: Triple) -> str | None:
-        for key in (triple.predicate_id, triple.predicate.lower()):
-            if key in self.keys:
-                return key
-        return None
+        keys = (triple.predicate_id, triple.predicate.lower())
+        if any(key in self.removed for key in keys):
+            return None
+        return next((key for key in keys if key in self.keys), None)
 
     def names_of(self, triple: Triple) -> tuple[str, ...]:
         """The relation's label and the aliases that name it alone where the predicates table knows it, else its
@@ -115,10 +118,10 @@ class RelationFacts:
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise DataError(path, "expected a list of relation ids and names")
 
-        def keyed(names: tuple[str, ...]) -> set[str]:
-            return {name if re.fullmatch(r"P\d+", name) else name.lower() for name in names}
-        return RelationFacts(frozenset((set(keys) | keyed(extra)) - keyed(many)), names or {}, cues or RelationCues({}, {}),
-                             named or {})
+        def keyed(given: tuple[str, ...]) -> frozenset[str]:
+            return frozenset(name if re.fullmatch(r"P\d+", name) else name.lower() for name in given)
+        return RelationFacts(frozenset(keys) | keyed(extra), names or {}, cues or RelationCues({}, {}), named or {},
+                             keyed(many))
 
     @staticmethod
     def load(data_dir: Path, extra: tuple[str, ...] = (), cache: Path | None = None,
