@@ -8,7 +8,7 @@ import numpy as np
 from agentkgv.data.records import Triple
 from agentkgv.reader_agent.claims import Claim
 from agentkgv.reader_agent.contradiction import stated_other
-from agentkgv.reader_agent.value_reader import base_value_model, best_spans, encode
+from agentkgv.reader_agent.value_reader import base_value_model, best_spans, encode, ranked_spans
 from agentkgv.train.reader_data import ReaderPair
 from agentkgv.train.value_reader import _targets, value_examples
 
@@ -55,3 +55,28 @@ def test_the_best_span_is_kept_only_where_it_beats_no_answer_by_the_margin():
     start[1, 0] = end[1, 0] = 5.0  # the second row's no-answer scores higher
     spans = best_spans(start, end, ids, offsets, contexts, margin=0.0)
     assert spans[0] is not None and spans[0].text == "19,450" and spans[1] is None
+
+
+def test_the_spans_after_the_best_share_no_token_with_a_better_one():
+    _, tokenizer = base_value_model()
+    contexts = ["Born in Kelvercombe in 1901 and died in Porthkennack"]
+    encoded = encode(tokenizer, ["Jory Pendarves | place of death"], contexts)
+    ids = [encoded.sequence_ids(0)]
+    offsets = encoded.pop("offset_mapping").numpy()
+    tokens = encoded["input_ids"].shape[1]
+    inside = [k for k in range(tokens) if ids[0][k] == 1]
+
+    def pieces(word: str) -> tuple[int, int]:
+        a = contexts[0].index(word)
+        return (next(k for k in inside if offsets[0, k, 0] == a),
+                next(k for k in inside if offsets[0, k, 1] == a + len(word)))
+
+    (k1, k2), (p1, p2) = pieces("Kelvercombe"), pieces("Porthkennack")
+    start, end = np.zeros((1, tokens)), np.zeros((1, tokens))
+    start[0, k1], end[0, k2] = 4.0, 4.0
+    start[0, k1 - 1] = 3.9  # "in Kelvercombe": overlaps the best, so never ranked
+    start[0, p1], end[0, p2] = 3.0, 3.0
+    ranked = ranked_spans(start, end, ids, offsets, contexts, margin=0.0, count=3)[0]
+    assert [span.text for span in ranked[:2]] == ["Kelvercombe", "Porthkennack"]
+    assert [span.score for span in ranked] == sorted((span.score for span in ranked), reverse=True)
+    assert ranked_spans(start, end, ids, offsets, contexts, margin=7.0, count=3)[0] == [ranked[0]]

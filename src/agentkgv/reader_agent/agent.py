@@ -63,6 +63,8 @@ from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
 # P(true) of a label the subject's own names settle, with nothing read: a name match, not a calibrated reading.
 LABEL_BY_NAME = 0.95
+# The value reader's spans of a passage weighed in turn, best first: the best may be another relation's value.
+VALUE_SPANS = 3
 
 
 @dataclass
@@ -245,14 +247,8 @@ class ReadingAgent:
             if not self.relations.may_hold(other, fresh[i][0].claim.triple):
                 found.setdefault((i, other.lower()), other)
 
-        for i, span in self._spans(fresh, scores, read):
-            claim, text = fresh[i][0].claim, fresh[i][1].passage.text
-            # A date or a number is in most passages about anyone: one the value reader takes must, as any other
-            # value a passage gives, have the relation's words between the subject and it ("lived there from 1968"
-            # is no death in 1968). A name is of a kind, which says more of it than its words (`_alike`).
-            other = stated_other(claim, span.text)
-            if other is not None and (claim.kind is Kind.ENTITY or self.relations.cues.states(
-                    claim.with_object(other), reader_view(claim.with_object(other), text).text)):
+        for i, spans in self._spans(fresh, scores, read):
+            if (other := self._stated_instead(fresh[i][0].claim, fresh[i][1].passage.text, spans)) is not None:
                 keep(i, other)
         # A key-value line states its relation by its key, so every page about the subject is read for them, one
         # whose `Birthplace` line the reader takes for a death there too: its `Location of death` line gives the
@@ -265,8 +261,26 @@ class ReadingAgent:
                         keep(i, other)
         return found
 
-    def _spans(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, read: list[int]) -> list[tuple[int, Span]]:
-        """The value reader's span of each passage of `read` that names the subject, where it finds one."""
+    def _stated_instead(self, claim: Claim, text: str, spans: list[Span]) -> str | None:
+        """Of the value reader's spans of a passage, best first, the first its words state as the relation's value,
+        where that is another value than the claim's. A date or a number is in most passages about anyone: one
+        must have the relation's words between the subject and it ("lived there from 1968" is no death in 1968). A
+        name is of a kind, which says more of it than its words (`_alike`), but not one the words give another
+        relation: "born in Kelvercombe in 1901 and died in Tessaby" gives Tessaby as the death's place."""
+        for span in spans:
+            other = stated_other(claim, span.text)
+            if other is None:
+                return None  # the claim's own value, stated
+            view = reader_view(claim.with_object(other), text).text
+            if (not self.relations.cues.denies(claim.with_object(other), view) if claim.kind is Kind.ENTITY
+                    else self.relations.cues.states(claim.with_object(other), view)):
+                return other
+        return None
+
+    def _spans(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
+               read: list[int]) -> list[tuple[int, list[Span]]]:
+        """The value reader's spans of each passage of `read` that names the subject, where it finds any, best
+        first."""
         if self.values is None:
             return []
         asked = []
@@ -282,8 +296,9 @@ class ReadingAgent:
             if view.has_subject and not rival and named_alone(hit.passage.text, reading.claim.triple.subject_names):
                 asked.append(i)
         spans = self.values.read([(fresh[i][0].claim.triple.subject, self.relations.label(fresh[i][0].claim.triple),
-                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked])
-        return [(i, span) for i, span in zip(asked, spans) if span is not None]
+                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked],
+                                 count=VALUE_SPANS)
+        return [(i, ranked) for i, ranked in zip(asked, spans) if ranked]
 
     @staticmethod
     def _about(claim: Claim, passage: Passage) -> bool:

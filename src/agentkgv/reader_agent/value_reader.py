@@ -63,27 +63,41 @@ def encode(tokenizer, questions: Sequence[str], contexts: Sequence[str]):
                      padding=True, return_offsets_mapping=True, return_tensors="pt")
 
 
+def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
+                 contexts: Sequence[str], margin: float, count: int) -> list[list[Span]]:
+    """Per row, up to `count` context spans of at most MAX_SPAN_TOKENS tokens that overlap no better one, best
+    first, each kept where it beats [CLS] by `margin`."""
+    found: list[list[Span]] = []
+    for row, text in enumerate(contexts):
+        inside = np.array([s == 1 for s in sequence_ids[row]])
+        spans: list[Span] = []
+        if inside.any():
+            s, e = np.where(inside, start[row], -np.inf), np.where(inside, end[row], -np.inf)
+            scores = s[:, None] + e[None, :]
+            band = np.triu(np.ones_like(scores, dtype=bool)) & ~np.triu(np.ones_like(scores, dtype=bool), MAX_SPAN_TOKENS)
+            scores = np.where(band, scores, -np.inf)
+            no_answer = start[row, 0] + end[row, 0]
+            while len(spans) < count:
+                i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
+                margin_over = float(scores[i, j] - no_answer)
+                if not margin_over > margin:
+                    break
+                scores[:j + 1, i:] = -np.inf  # every span that shares a token with this one
+                # An apposition is no part of the value: "Dunholt, a mill town" gives Dunholt (a place's own
+                # region, "Cheltenham, Gloucestershire", is capitalized and stays).
+                value = re.split(r",\s+(?=[a-z])", text[int(offsets[row, i, 0]):int(offsets[row, j, 1])])[0]
+                value = value.strip(" ,.;:()[]\"'")
+                if value:
+                    spans.append(Span(value, margin_over))
+        found.append(spans)
+    return found
+
+
 def best_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
                contexts: Sequence[str], margin: float) -> list[Span | None]:
     """Per row, the best context span of at most MAX_SPAN_TOKENS tokens, kept where it beats [CLS] by `margin`."""
-    found: list[Span | None] = []
-    for row, text in enumerate(contexts):
-        inside = np.array([s == 1 for s in sequence_ids[row]])
-        if not inside.any():
-            found.append(None)
-            continue
-        s, e = np.where(inside, start[row], -np.inf), np.where(inside, end[row], -np.inf)
-        scores = s[:, None] + e[None, :]
-        band = np.triu(np.ones_like(scores, dtype=bool)) & ~np.triu(np.ones_like(scores, dtype=bool), MAX_SPAN_TOKENS)
-        scores = np.where(band, scores, -np.inf)
-        i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
-        margin_over = float(scores[i, j] - (start[row, 0] + end[row, 0]))
-        # An apposition is no part of the value: "Dunholt, a mill town" gives Dunholt (a place's own region,
-        # "Cheltenham, Gloucestershire", is capitalized and stays).
-        value = re.split(r",\s+(?=[a-z])", text[int(offsets[row, i, 0]):int(offsets[row, j, 1])])[0]
-        value = value.strip(" ,.;:()[]\"'")
-        found.append(Span(value, margin_over) if value and margin_over > margin else None)
-    return found
+    return [spans[0] if spans else None
+            for spans in ranked_spans(start, end, sequence_ids, offsets, contexts, margin, count=1)]
 
 
 def value_reader_fingerprint(folder: Path) -> str:
@@ -122,11 +136,12 @@ class ValueReader:
         self.model.eval()
         self.batch_size = batch_size
 
-    def read(self, asked: Sequence[tuple[str, str, str, str]]) -> list[Span | None]:
-        """`asked`: (subject, relation, passage text, passage title); the value each passage gives, if any."""
+    def read(self, asked: Sequence[tuple[str, str, str, str]], count: int = 1) -> list[list[Span]]:
+        """`asked`: (subject, relation, passage text, passage title); the values each passage gives, up to `count`
+        that share no word, best first."""
         import torch
 
-        found: list[Span | None] = []
+        found: list[list[Span]] = []
         for first in range(0, len(asked), self.batch_size):
             batch = asked[first:first + self.batch_size]
             contexts = [context(text, title) for _, _, text, title in batch]
@@ -135,8 +150,8 @@ class ValueReader:
             ids = [encoded.sequence_ids(i) for i in range(len(batch))]
             with torch.inference_mode():
                 out = self.model(**encoded)
-            found += best_spans(out.start_logits.float().numpy(), out.end_logits.float().numpy(), ids, offsets,
-                                contexts, self.margin)
+            found += ranked_spans(out.start_logits.float().numpy(), out.end_logits.float().numpy(), ids, offsets,
+                                  contexts, self.margin, count)
         return found
 
 
