@@ -269,6 +269,14 @@ def test_verify_reads_the_graph_and_profile_writes_shapes(tmp_path, data, small_
     run = run_cli("verify", str(graph), "-o", str(alone), "--method", "lexical", "--no-graph", cache=cache, data=data.resolve())
     assert run.returncode == 0, run.stderr
     assert all("graph" not in r or r["graph"] == [] for r in map(json.loads, alone.read_text().splitlines()))
+    stricter = tmp_path / "stricter.jsonl"
+    run = run_cli("verify", str(graph), "-o", str(stricter), "--method", "lexical", "--graph-false-below", "0.05",
+                  cache=cache, data=data.resolve())
+    assert run.returncode == 0, run.stderr
+    assert '"false_below": "0.05"' in stricter.with_name(stricter.name + ".settings.json").read_text()
+    refused = run_cli("verify", str(graph), "-o", str(tmp_path / "x.jsonl"), "--no-graph", "--graph-false-below", "0.1",
+                      cache=cache, data=data.resolve())
+    assert refused.returncode != 0 and "--no-graph" in refused.stderr
 
     nt = tmp_path / "g.nt"
     nt.write_text("".join(f"<http://example.org/p{n}> <http://example.org/spouse> <http://example.org/q{n}> .\n"

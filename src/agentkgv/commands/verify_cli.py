@@ -84,12 +84,14 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
            shapes: Annotated[Optional[Path], typer.Option(hidden=True, help="SHACL shapes the graph should meet: each violation is "
                                                           "evidence against its triple.")] = None,
            graph_prior: Annotated[Optional[Path], typer.Option(hidden=True, help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
+           graph_false_below: Annotated[Optional[float], typer.Option(hidden=True, min=0.0, max=1.0, help="The graph's P(true) under which it "
+                                                                      "contradicts a triple no trusted passage supports (default 0.3).")] = None,
            base_model: rare(BaseModelOpt) = False, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: rare(AddressOpt) = None, workers: WorkersOpt = 2, gpus_per_worker: rare(GpusOpt) = 0.0,
            data_dir: rare(DataOpt) = None, cache_dir: CacheOpt = None) -> None:
     """Verify triples from a file or a SPARQL endpoint: one JSONL record per triple with the verdict, what the documents (and the graph) say, P(true) and the passages cited.
 
-    Rarer options (--judge llm, --reader, --stop-policy, --prior, --profile, --shapes, --graph-prior, --store, --pattern, --query, --lang, --page-size, --trajectories, ...): docs/command_line.md."""
+    Rarer options (--judge llm, --reader, --stop-policy, --prior, --profile, --shapes, --graph-prior, --graph-false-below, --store, --pattern, --query, --lang, --page-size, --trajectories, ...): docs/command_line.md."""
     ws = Workspace(data_dir, cache_dir)
     if (triples is None) == (sparql is None):
         raise typer.BadParameter("give a file of triples or --sparql URL, one of them")
@@ -113,9 +115,11 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
     if not items:
         console.print(f"[yellow]warning:[/] {name} holds no triple: nothing to verify")
         return
-    if not graph and (profile or shapes or graph_prior):
-        raise typer.BadParameter("--profile, --shapes and --graph-prior read the graph: drop --no-graph", param_hint="--no-graph")
-    settings = GraphSettings(profile=profile, shapes=shapes, prior=graph_prior) if graph else None
+    if not graph and (profile or shapes or graph_prior or graph_false_below is not None):
+        raise typer.BadParameter("--profile, --shapes, --graph-prior and --graph-false-below read the graph: drop --no-graph",
+                                 param_hint="--no-graph")
+    chosen = {"false_below": graph_false_below} if graph_false_below is not None else {}
+    settings = GraphSettings(profile=profile, shapes=shapes, prior=graph_prior, **chosen) if graph else None
     verdicts = verifier.verify(items, output, batch_size=batch_size, trajectories=trajectories,
                                ray=ray_options(ray, address, workers, gpus_per_worker), aliases=aliases, name=name,
                                graph=settings)
