@@ -39,13 +39,6 @@ def shipped_table() -> Path:
     return Path(str(resources.files("agentkgv.reader_agent").joinpath(ONE_VALUED_FILE)))
 
 
-# A capitalised word right before a name, on its line, that begins a longer name with it (`Los` of `Los Angeles`);
-# a capitalised preposition or article starts a sentence instead ("In Paris").
-_TAIL_OF_NAME = re.compile(r"(?<![\w.])(?!(?:In|At|On|To|From|By|Of|Near|The|And|But|After|Before|Since|Until)\b)"
-                           r"[A-Z][\w'.-]*[ \t]+$")
-# A capitalised word right after a name, on its line: the name heads a longer one (`Paris Opera`).
-_HEAD_OF_NAME = re.compile(r"[ \t]+[A-Z]")
-
 @dataclass(frozen=True)
 class RelationFacts:
     keys: frozenset[str]  # the relations with one value per subject
@@ -103,10 +96,7 @@ class RelationFacts:
         subject = " " + " ".join(" ".join(folded_words(n)) for n in triple.subject_names) + " "
         found: list[tuple[int, str]] = []
         for _, label in names.found_in(text):
-            # `Angeles` in `Los Angeles`, `Paris` in `Paris Opera`: no value of its own.
-            match = next((m for m in re.finditer(rf"(?<!\w){re.escape(label)}(?!\w)", text)
-                          if not _TAIL_OF_NAME.search(text[:m.start()]) and not _HEAD_OF_NAME.match(text[m.end():])),
-                         None)
+            match = re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text)
             words = tuple(folded_words(label))
             if match is None or words in own or f" {' '.join(words)} " in subject:
                 continue
