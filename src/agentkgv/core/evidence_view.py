@@ -170,30 +170,26 @@ def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False)
 
 
 _LINE_SPACE = re.compile(r"[ \t]+")
-# Words that continue a name without naming another thing: a firm's legal form, a generation, a record label's or
-# a football club's kind as its full name writes it (`Barclay Records`, `Celtic FC`).
+# Words that continue a name without naming another thing: a firm's legal form, a generation.
 _SAME_NAMED = frozenset({"ag", "sa", "nv", "bv", "se", "gmbh", "inc", "ltd", "llc", "plc", "co", "corp", "corporation",
-                         "company", "limited", "jr", "sr", "ii", "iii", "iv", "records", "recordings", "fc", "afc"})
-
-
-def _heads_a_longer_name(text: str, tokens: _Tokens, last: int) -> bool:
-    """Whether the mention ending at piece `last` is the head of a longer proper name: followed on its line, after
-    a space only, by a capitalised word that is not a firm's legal form or a generation (`Hamburger Hochbahn AG`,
-    `Sammy Davis Jr.`)."""
-    after = next((k for k, (first, _, _) in enumerate(tokens.words) if first == last + 1), None)
-    # No next word: the text ends, or the name ends inside a word a page's markup ran together ("WhitmanBorn").
-    if after is None or not tokens.capitals[after] or tokens.words[after][2] in _SAME_NAMED:
-        return False
-    # A full stop, a comma or a line break ends the name.
-    return bool(_LINE_SPACE.fullmatch(text[tokens.pieces[last][1]:tokens.pieces[last + 1][0]]))
+                         "company", "limited", "jr", "sr", "ii", "iii", "iv"})
 
 
 def named_alone(text: str, names: Sequence[str]) -> bool:
     """Whether `text` names one of `names` (a label and its aliases) other than as the head of a longer proper
     name: "Walt Whitman" in "the Walt Whitman Bridge" names a bridge, and what the passage says of it is not said
-    of the poet."""
+    of the poet. A name followed on its line, after a space only, by a capitalised word is such a head, unless
+    that word is a firm's legal form or a generation (`Hamburger Hochbahn AG`, `Sammy Davis Jr.`)."""
     tokens = _tokens(text)
-    return any(not _heads_a_longer_name(text, tokens, last) for _, last in _spans_of(tokens, names, middle_names=True))
+    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
+    for _, last in _spans_of(tokens, names, middle_names=True):
+        # No next word: the text ends, or the name ends inside a word a page's markup ran together ("WhitmanBorn").
+        after = starts.get(last + 1)
+        if after is None or not tokens.capitals[after] or tokens.words[after][2] in _SAME_NAMED:
+            return True
+        if not _LINE_SPACE.fullmatch(text[tokens.pieces[last][1]:tokens.pieces[last + 1][0]]):
+            return True  # a full stop, a comma or a line break ends the name
+    return False
 
 
 def _same_name(name: str, others: Sequence[str]) -> bool:
@@ -214,8 +210,6 @@ def view_passage(text: str, subject: str, obj: str, max_words: int,
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)
-    # The head of a longer name names another thing: "Boston" in "the Boston Celtics" is no mention of the city.
-    objects = [(first, last) for first, last in objects if not _heads_a_longer_name(text, tokens, last)]
     if not words:
         return PassageView("", False, False)
     ranges = _windows(subjects, objects, max_words, len(words))
