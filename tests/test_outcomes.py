@@ -319,12 +319,6 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert not cues.denies(birth, "[S:Ada Vance] was born and died in [O:Lund]")  # both stated
     assert not cues.denies(birth, "[S:Ada Vance] was born on 2 May 1911, in [O:Lund]")  # the clause has no cue
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
-    # The object first: the clause before it on its line says the relation, not the words after it.
-    form = "Born on 4 May 1911 in Oslo. Died on April 5, 1990 in [O:Lund], Sweden. Report an error about [S:Ada Vance]"
-    assert cues.denies(birth, form) and not cues.denies(death, form)
-    assert not cues.denies(birth, "Born in [O:Lund], [S:Ada Vance] trained as a nurse")
-    assert cues.denies(death, "Born in [O:Lund], [S:Ada Vance] trained as a nurse")
-    assert not cues.denies(birth, "She died in Oslo. [O:Lund] is where [S:Ada Vance] was born")  # another sentence
 
 
 def test_key_value_lines_give_the_value_of_the_relation_their_key_names():

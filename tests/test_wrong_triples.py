@@ -151,14 +151,3 @@ def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Porthkennack"
     assert verify(agent, "Jory Pendarves", "place of death", "Porthkennack").outcome == Finding.SUPPORTED.value
 
-
-def test_a_death_written_before_the_name_does_not_support_a_birth_there(tmp_path):
-    # A family-tree card: the subject is named after the values, each led by its relation's word.
-    config = ReadingConfig(absence="unknown")
-    pages = [Passage("p0", "Actor. Born on October 4, 1923 in Lowenna, Cornwall. Died on April 5, 2008 in "
-                           "Penmarrow, Cornwall. This form lets you report an error in the family tree of Jago "
-                           "Trevail (1923)", "Family tree")]
-    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
-                  RelationFacts.load(data_dir()))
-    wrong = verify(agent, "Jago Trevail", "place of birth", "Penmarrow, Cornwall")
-    assert wrong.outcome != Finding.SUPPORTED.value and wrong.verdict is not True, wrong

@@ -87,26 +87,18 @@ def between_marks(view: str, leading: bool = False) -> str | None:
 
 
 def next_to_object(view: str) -> str | None:
-    """The clause that leads to the object: of the words between the nearest marks, the one that touches it ("[S]
-    was born in Cambridge, England, on 11 March 1952, and died in [O]" gives "and died in"); where the object
-    comes first, the clause before it on its line ("Died on April 5, 2008 in [O], USA … [S]" gives "Died on April
-    5, 2008 in"), since the words after it lead elsewhere."""
+    """Of the words between the nearest marks, the clause that touches the object: "[S] was born in Cambridge,
+    England, on 11 March 1952, and died in [O]" gives "and died in"."""
     marks = _nearest_marks(view)
     if marks is None:
         return None
     first, second = marks
-    if second[0] == "O":
-        return _CLAUSE.split(view[first[2]:second[1]])[-1]
-    line = _SENTENCE.split(view[max(0, first[1] - 120):first[1]])[-1]
-    return _CLAUSE_BEFORE.split(line)[-1]
+    clauses = _CLAUSE.split(view[first[2]:second[1]])
+    return clauses[-1] if second[0] == "O" else clauses[0]
 
 
 # Where one clause of the words between two names ends and another begins.
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
-# Before a name, a date's commas stay in its clause ("Died on April 5, 2008 in"); a mark ends one.
-_CLAUSE_BEFORE = re.compile(r"(?<!\d),|[;:()\[\]]|\s[-\u2013\u2014]\s")
-# Where a sentence or a line ends.
-_SENTENCE = re.compile(r"(?<=[a-z)\]])[.!?]\s|\n")
 
 
 @dataclass(frozen=True)
