@@ -3,11 +3,13 @@ user's SHACL shapes, and how the graph's word joins the documents' in a verdict.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pathlib import Path
 
 import pytest
 
-from agentkgv.core.graph_checked import compose
+from agentkgv.core.graph_checked import compose, documents_side
 from agentkgv.core.verdict import EvidenceRef, Finding, Verdict
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import RdfTerms, Triple
@@ -169,9 +171,10 @@ def test_strong_graph_evidence_makes_a_triple_false_unless_a_trusted_passage_sup
     assert "the documents support it, but the graph" in (tmp_path / "review.csv").read_text()
 
 
-def test_the_documents_contradiction_stands_where_the_graph_has_no_finding_on_the_triple():
+def test_the_documents_verdict_stands_where_the_graph_has_no_finding_on_the_triple():
     # A predicate the graph holds many triples of, and a triple of it nothing in the graph is against: the graph's
-    # base rates say nothing of this triple, so what the user's documents decided stands.
+    # base rates do not overturn what the user's documents decided. A contradiction keeps its P(true); support is
+    # ranked by the graph's P(true), at 0.5 or above.
     checker, _ = checker_with_odd_spouse()
     plain = Triple("Person 3", "spouse", "Person 1003", rdf=RdfTerms(f"<{EX}Person_3>", f"<{EX}spouse>", f"<{EX}Person_1003>"))
     contradicted = Verdict("t", plain, False, "agentkgv", confidence=0.98, p_true=0.02, outcome=Finding.CONTRADICTED.value,
@@ -179,6 +182,14 @@ def test_the_documents_contradiction_stands_where_the_graph_has_no_finding_on_th
     composed = compose(contradicted, checker)
     assert checker.knows(claim_triple(plain).predicate) and composed.graph == []
     assert composed.verdict is False and not composed.undecided and composed.p_true == 0.02
+    stated = replace(contradicted, verdict=True, confidence=0.9, p_true=0.9, outcome=Finding.SUPPORTED.value,
+                     stated_instead=None)
+    supported = compose(stated, checker)
+    assert supported.verdict is True and not supported.undecided and supported.graph == []
+    assert supported.p_true_by_graph and supported.documents_p_true == 0.9 and supported.p_true >= 0.5
+    assert supported.p_true == checker.p_true(claim_triple(plain), [], documents_side(stated)) != 0.9
+    doubted = checker.with_prior(checker.prior.refit_offsets([f"{EX}spouse"] * 40, [0.9] * 40, [False] * 40))
+    assert compose(stated, doubted).p_true == 0.5 and compose(stated, doubted).verdict is True
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

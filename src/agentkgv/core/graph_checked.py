@@ -5,11 +5,14 @@ The graph's P(true) counts only where the graph knows the triple (a finding, a p
 of, or reviews of it): its model was fitted on a real graph's base rates, which need not be this graph's, and
 would put a small graph's supported population under 0.5 on DBpedia's share of wrong numbers.
 - Where the documents decided (supported, contradicted, or a value of a kind its relation never takes): a graph
-  with no finding on the triple leaves their verdict and P(true). Its model weighs documents as they read on
-  DBpedia's pages, where they were little better than chance, so from base rates alone it would send every
-  contradiction a user's own documents make to review (FactBench's facts against their pages: 49 of 49). A
-  finding gives the P(true) of both, and where that is on the other side of 0.5 from their verdict, the triple
-  goes to review (no verdict, the documents' outcome kept, the graph's reason given).
+  with no finding on the triple leaves their verdict. Its model weighs documents as they read on DBpedia's
+  pages, where they were little better than chance, so from base rates alone it would send every contradiction
+  a user's own documents make to review (FactBench's facts against their pages: 49 of 49). But pages support a
+  wrong value as readily as a true one where both names occur, so where the graph knows the predicate, its
+  P(true) ranks the supported triples (at 0.5 or above: a supported triple it doubts stands at 0.5); this ranks
+  better than the documents' own P(true) on DBpedia's pages and on FactBench's (BENCHMARKS.md). A finding gives
+  the P(true) of both, and where that is on the other side of 0.5 from their verdict, the triple goes to review
+  (no verdict, the documents' outcome kept, the graph's reason given).
 - Where they did not: the graph contradicts a triple that a strong finding is against, or whose P(true) falls
   below `GRAPH_FALSE_BELOW` where it knows the triple. The verdict is then false, its outcome "contradicted by
   the graph", its reason the finding's (or, for a low P(true), what lowered it most), and the documents' own
@@ -40,13 +43,21 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     # graph's, not necessarily this one's.
     knows = bool(findings) or checker.knows(triple.predicate)
     decided = verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None
-    if decided and not findings:
+    # Pages support a wrong value as readily as a true one where both names occur (DBpedia's `name | Mssassi,
+    # Abderrahmane`): support the graph has no finding against stands, but where the graph knows the predicate
+    # its P(true) ranks what the pages support, at 0.5 or above. Any other decision it leaves as it is.
+    ranked = decided and not findings and knows and verdict.finding == Finding.SUPPORTED.value
+    if decided and not findings and not ranked:
         return replace(verdict, graph=findings)
     side = documents_side(verdict)
     p = checker.p_true(triple, findings, side)
+    if ranked:
+        p = max(p, 0.5)
     composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=True,
                        documents_p_true=None if side is None else side.p_true,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
+    if ranked:
+        return composed
     if decided:
         if (p >= 0.5) == bool(verdict.verdict):
             return composed
