@@ -33,12 +33,17 @@ PAGES = [
 ]
 
 
+def agent_over(pages: list[Passage], folder, facts=None):
+    """The shipped agent over `pages` (indexed under `folder`), with the data folder's facts or those of `facts`."""
+    config = ReadingConfig(absence="unknown")
+    return build(config, Readers.open(config), BM25Retriever.build(pages, folder / "bm25"), {},
+                 RelationFacts.load(facts or data_dir()))
+
+
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory):
-    config = ReadingConfig(absence="unknown")
-    passages = [Passage(f"p{i}", text, title) for i, (title, text) in enumerate(PAGES)]
-    index = BM25Retriever.build(passages, tmp_path_factory.mktemp("bm25"))
-    return build(config, Readers.open(config), index, {}, RelationFacts.load(data_dir()))
+    return agent_over([Passage(f"p{i}", text, title) for i, (title, text) in enumerate(PAGES)],
+                      tmp_path_factory.mktemp("pages"))
 
 
 def verify(agent, subject: str, predicate: str, obj: str):
@@ -95,11 +100,9 @@ def test_a_death_by_surname_does_not_support_a_birth_there(agent):
 
 
 def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support_it(tmp_path):
-    config = ReadingConfig(absence="unknown")
     pages = [Passage("p0", "Fennimore Dask was born in Dunholt and moved to Marrowick in 1950.", "Fennimore Dask"),
              Passage("p1", "The population of Marrowick was 19,450 in 2020.", "Marrowick")]
-    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
-                  RelationFacts.load(data_dir()))
+    agent = agent_over(pages, tmp_path)
     moved = verify(agent, "Fennimore Dask", "place of birth", "Marrowick")
     assert moved.outcome == Finding.CONTRADICTED.value and moved.stated_instead == "Dunholt"
     assert verify(agent, "Fennimore Dask", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
@@ -110,23 +113,19 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
 
 def test_a_name_heading_a_longer_name_gives_no_value_of_its_own(tmp_path):
     # A bridge named after someone: what the passage says of the bridge (on the Delaware) is not said of him.
-    config = ReadingConfig(absence="unknown")
     pages = [Passage("p0", "He also worked on industrial, educational and documentary films including a production on "
                            "the construction of the Mabyn Kessell Bridge, on the Delaware River.", "Film career")]
-    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
-                  RelationFacts.load(data_dir()))
+    agent = agent_over(pages, tmp_path)
     verdict = verify(agent, "Mabyn Kessell", "death place", "Camden, New Jersey")
     assert verdict.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and verdict.stated_instead is None
 
 
 def test_without_the_data_folder_a_death_place_still_does_not_support_a_birth_there(tmp_path):
     # A pip-installed user has no facts files: the relation cues ship with the package.
-    config = ReadingConfig(absence="unknown")
     pages = [Passage("p0", "Douglas Adams was born in Cambridge, England, on 11 March 1952, and died in Santa "
                            "Barbara, California, in 2001.", "Douglas Adams"),
              Passage("p1", PAGES[0][1], PAGES[0][0]), Passage("p2", PAGES[3][1], PAGES[3][0])]
-    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
-                  RelationFacts.load(tmp_path / "no-data"))
+    agent = agent_over(pages, tmp_path, tmp_path / "no-data")
     for subject, died_there, born_there in (("Douglas Adams", "Santa Barbara", "Cambridge"),
                                             ("Ansel Brightwater", "Varnholm", "Lembrook")):
         assert verify(agent, subject, "place of birth", born_there).outcome == Finding.SUPPORTED.value
@@ -142,11 +141,9 @@ def test_without_the_data_folder_a_death_place_still_does_not_support_a_birth_th
 def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_path):
     # The value reader's best span for the death is the birth's town; the words before it say so, so the next
     # span, which they state as the death's, is the value stated instead.
-    config = ReadingConfig(absence="unknown")
     pages = [Passage("p0", "Jory Pendarves was born in Kelvercombe in 1901 and died in Porthkennack in 1970. "
                            "He built boats.", "Jory Pendarves")]
-    agent = build(config, Readers.open(config), BM25Retriever.build(pages, tmp_path / "bm25"), {},
-                  RelationFacts.load(data_dir()))
+    agent = agent_over(pages, tmp_path)
     wrong = verify(agent, "Jory Pendarves", "place of death", "Holmsby")
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Porthkennack"
     assert verify(agent, "Jory Pendarves", "place of death", "Porthkennack").outcome == Finding.SUPPORTED.value
