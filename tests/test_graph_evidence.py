@@ -189,7 +189,9 @@ def test_the_documents_verdict_stands_where_the_graph_has_no_finding_on_the_trip
     assert supported.p_true_by_graph and supported.documents_p_true == 0.9 and supported.p_true >= 0.5
     assert supported.p_true == checker.p_true(claim_triple(plain), [], documents_side(stated)) != 0.9
     doubted = checker.with_prior(checker.prior.refit_offsets([f"{EX}spouse"] * 40, [0.9] * 40, [False] * 40))
-    assert compose(stated, doubted).p_true == 0.5 and compose(stated, doubted).verdict is True
+    floor = compose(stated, doubted)
+    assert floor.p_true == 0.5 and floor.verdict is True
+    assert not floor.p_true_by_graph and floor.documents_p_true == 0.9  # not a P(true) `learn` may refit from
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

@@ -144,6 +144,8 @@ def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_
     pages = [Passage("p0", "Jory Pendarves was born in Kelvercombe in 1901 and died in Porthkennack in 1970. "
                            "He built boats.", "Jory Pendarves")]
     agent = agent_over(pages, tmp_path)
+    ranked = agent.values.read([("Jory Pendarves", "place of death", pages[0].text, pages[0].title)], count=3)[0]
+    assert [span.text for span in ranked[:2]] == ["Kelvercombe", "Porthkennack"]
     wrong = verify(agent, "Jory Pendarves", "place of death", "Holmsby")
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Porthkennack"
     assert verify(agent, "Jory Pendarves", "place of death", "Porthkennack").outcome == Finding.SUPPORTED.value

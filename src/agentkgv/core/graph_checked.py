@@ -51,9 +51,11 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
         return replace(verdict, graph=findings)
     side = documents_side(verdict)
     p = checker.p_true(triple, findings, side)
-    if ranked:
-        p = max(p, 0.5)
-    composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=True,
+    # A supported triple the model doubts stands at 0.5, a P(true) the model did not give: `learn` refits the
+    # model from the P(true) it gave only.
+    given = not ranked or p >= 0.5
+    p = max(p, 0.5) if ranked else p
+    composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=given,
                        documents_p_true=None if side is None else side.p_true,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
     if ranked:

@@ -87,8 +87,9 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
                 # region, "Cheltenham, Gloucestershire", is capitalized and stays).
                 value = re.split(r",\s+(?=[a-z])", text[int(offsets[row, i, 0]):int(offsets[row, j, 1])])[0]
                 value = value.strip(" ,.;:()[]\"'")
-                if value:
-                    spans.append(Span(value, margin_over))
+                if not value:
+                    break  # the best left is punctuation: no value here, as the best span alone would say
+                spans.append(Span(value, margin_over))
         found.append(spans)
     return found
 
