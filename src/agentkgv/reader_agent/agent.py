@@ -50,7 +50,7 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, same_value, stated_other
+from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_other
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
@@ -263,22 +263,19 @@ class ReadingAgent:
 
     def _stated_instead(self, claim: Claim, text: str, spans: list[Span]) -> str | None:
         """Of the value reader's spans of a passage, best first, the first its words state as the relation's value,
-        where that is another value than the claim's; None where the claim's own value comes first. A date or a
-        number is in most passages about anyone: the best span only, and it must have the relation's words between
+        where that is another value than the claim's; None where one that is no other value (the claim's own, the
+        subject's name) comes first, since spans after it read as readily as a former name or a stray word. A date or
+        a number is in most passages about anyone: the best span only, and it must have the relation's words between
         the subject and it ("lived there from 1968" is no death in 1968). A name is of a kind, which says more of it
         than its words (`_alike`), but not one the words give another relation: "born in Kelvercombe in 1901 and
         died in Porthkennack" gives Porthkennack as the death's place."""
-        if claim.kind is not Kind.ENTITY:
-            other = stated_other(claim, spans[0].text)
-            return other if other is not None and self.relations.cues.states(
-                claim.with_object(other), reader_view(claim.with_object(other), text).text) else None
-        for span in spans:
+        for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             other = stated_other(claim, span.text)
             if other is None:
-                if same_value(span.text, claim.triple.object_names):
-                    return None  # the claim's own value, stated
-                continue  # the subject's own name, or no name at all
-            if not self.relations.cues.denies(claim.with_object(other), reader_view(claim.with_object(other), text).text):
+                return None
+            view = reader_view(claim.with_object(other), text).text
+            if (not self.relations.cues.denies(claim.with_object(other), view) if claim.kind is Kind.ENTITY
+                    else self.relations.cues.states(claim.with_object(other), view)):
                 return other
         return None
 

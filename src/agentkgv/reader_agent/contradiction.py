@@ -11,7 +11,6 @@ founding): "Codemasters opened an office in 2006" contradicts no founding year.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentkgv.data.text import folded_words
@@ -52,25 +51,21 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
 def stated_other(claim: Claim, value: str) -> str | None:
     """`value` (what a passage gives for the claim's subject and relation: the value reader's span or a key-value
     line's) where it is another value than the claim's: another date or number (compared as values), or a name
-    that is neither the object's nor the subject's (`same_value`)."""
+    that is neither the object's nor the subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for
+    `Alexandra, Victoria`), nor names the same place with its region written otherwise (`Santa Barbara, CA` for
+    `Santa Barbara, California`)."""
     if claim.date is not None:
         return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
     if claim.number is not None:
         return next((s for s, n in numbers_in(value) if claim.number.agrees(n) is False), None)
-    if not folded_words(value) or same_value(value, (*claim.triple.object_names, *claim.triple.subject_names)):
+    words = set(folded_words(value))
+    if not words:
         return None
-    return value
-
-
-def same_value(value: str, names: Sequence[str]) -> bool:
-    """Whether the name `value` is one of `names`: the same name, one that holds it or that it holds (`Dunholt` is
-    not Marrowick; `Victoria` is part of `Alexandra, Victoria`), or the same place with its region written otherwise
-    (`Santa Barbara, CA` for `Santa Barbara, California`)."""
-    words, head = set(folded_words(value)), folded_words(value.split(",")[0])
-    for name in names:
+    head = folded_words(value.split(",")[0])
+    for name in (*claim.triple.object_names, *claim.triple.subject_names):
         theirs = set(folded_words(name))
         if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)):
-            return True
+            return None
         if "," in value and head == folded_words(name.split(",")[0]):
-            return True
-    return False
+            return None
+    return value
