@@ -57,7 +57,7 @@ from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
-from agentkgv.reader_agent.value_reader import Span, ValueReader
+from agentkgv.reader_agent.value_reader import Span, ValueReader, context
 from agentkgv.retrieval.base import Hit, Retriever
 from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
@@ -248,7 +248,7 @@ class ReadingAgent:
                 found.setdefault((i, other.lower()), other)
 
         for i, spans in self._spans(fresh, scores, read):
-            if (other := self._stated_instead(fresh[i][0].claim, fresh[i][1].passage.text, spans)) is not None:
+            if (other := self._stated_instead(fresh[i][0].claim, fresh[i][1].passage, spans)) is not None:
                 keep(i, other)
         # A key-value line states its relation by its key, so every page about the subject is read for them, one
         # whose `Birthplace` line the reader takes for a death there too: its `Location of death` line gives the
@@ -261,21 +261,24 @@ class ReadingAgent:
                         keep(i, other)
         return found
 
-    def _stated_instead(self, claim: Claim, text: str, spans: list[Span]) -> str | None:
-        """Of the value reader's spans of a passage, best first, the first its words state as the relation's value,
-        where that is another value than the claim's; None where one that is no other value (the claim's own, the
-        subject's name) comes first, since spans after it read as readily as a former name or a stray word. A date or
-        a number is in most passages about anyone: the best span only, and it must have the relation's words between
-        the subject and it ("lived there from 1968" is no death in 1968). A name is of a kind, which says more of it
-        than its words (`_alike`), but not one the words give another relation: "born in Kelvercombe in 1901 and
-        died in Porthkennack" gives Porthkennack as the death's place."""
+    def _stated_instead(self, claim: Claim, passage: Passage, spans: list[Span]) -> str | None:
+        """Of the value reader's spans of a passage, best first, the first the passage states as the relation's
+        value, where that is another value than the claim's; None where one that is no other value (the claim's own,
+        the subject's name) comes first, since spans after it read as readily as a former name or a stray word. A
+        date or a number is in most passages about anyone: the best span only, and it must have the relation's words
+        between the subject and it ("lived there from 1968" is no death in 1968). A name is of a kind, which says
+        more of it than its words (`_alike`), but not one whose clause states another relation: "born in Kelvercombe
+        in 1901 and died in Porthkennack" gives Porthkennack as the death's place."""
+        read = context(passage.text, passage.title)
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             other = stated_other(claim, span.text)
             if other is None:
                 return None
-            view = reader_view(claim.with_object(other), text).text
-            if (not self.relations.cues.denies(claim.with_object(other), view) if claim.kind is Kind.ENTITY
-                    else self.relations.cues.states(claim.with_object(other), view)):
+            if claim.kind is Kind.ENTITY:
+                if not self.relations.cues.leads_to_rival(claim.triple, read[:span.start]):
+                    return other
+            elif self.relations.cues.states(claim.with_object(other),
+                                            reader_view(claim.with_object(other), passage.text).text):
                 return other
         return None
 

@@ -99,6 +99,8 @@ def next_to_object(view: str) -> str | None:
 
 # Where one clause of the words between two names ends and another begins.
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
+# Where a sentence or a line ends.
+_SENTENCE_END = re.compile(r"[.!?]\s|\n")
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,16 @@ class RelationCues:
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return not found & own and any(found & rival for rival in rivals)
+
+    def leads_to_rival(self, triple: Triple, before: str) -> bool:
+        """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
+        holds a cue of a rival relation and none of the triple's: "Ada was born in" leads to no place of death."""
+        key = self._key(triple)
+        if key is None:
+            return False
+        clause = _CLAUSE.split(_SENTENCE_END.split(before)[-1])[-1]
+        words = set(_STEMMER.stemWords(folded_words(clause)))
+        return not words & self.cues[key] and any(words & rival for rival in self.rivals.get(key, ()))
 
     @staticmethod
     def of(predicates: Mapping[str, PredicateInfo], table: CueTable) -> RelationCues:

@@ -32,6 +32,8 @@ WEIGHTS_FILE = "value_reader.safetensors"
 CARD_FILE = "value_reader.json"
 MAX_TOKENS = 192
 MAX_SPAN_TOKENS = 12
+# What a span's ends lose: punctuation and quotes around the value.
+_EDGES = " ,.;:()[]\"'"
 
 
 def question(subject: str, relation: str) -> str:
@@ -46,6 +48,7 @@ def context(text: str, title: str = "") -> str:
 class Span:
     text: str
     score: float  # start + end logit over the no-answer position's
+    start: int = 0  # where it starts in the context read (`context`: the title, then the passage)
 
 
 def base_value_model(base: str = MINILM_BASE):
@@ -85,11 +88,12 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
                 scores[:j + 1, i:] = -np.inf  # every span that shares a token with this one
                 # An apposition is no part of the value: "Dunholt, a mill town" gives Dunholt (a place's own
                 # region, "Cheltenham, Gloucestershire", is capitalized and stays).
-                value = re.split(r",\s+(?=[a-z])", text[int(offsets[row, i, 0]):int(offsets[row, j, 1])])[0]
-                value = value.strip(" ,.;:()[]\"'")
+                first = int(offsets[row, i, 0])
+                raw = re.split(r",\s+(?=[a-z])", text[first:int(offsets[row, j, 1])])[0]
+                value = raw.strip(_EDGES)
                 if not value:
                     break  # the best left is punctuation: no value here, as the best span alone would say
-                spans.append(Span(value, margin_over))
+                spans.append(Span(value, margin_over, first + len(raw) - len(raw.lstrip(_EDGES))))
         found.append(spans)
     return found
 
