@@ -135,7 +135,7 @@ class RelationCues:
         own, rivals = self.cues[key], self.rivals.get(key, ())
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
-        return not found & own and any(found & rival for rival in rivals)
+        return self._rival_only(key, found)
 
     def leads_to_rival(self, triple: Triple, before: str) -> bool:
         """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
@@ -145,6 +145,10 @@ class RelationCues:
             return False
         clause = _CLAUSE.split(_SENTENCE_END.split(before)[-1])[-1]
         words = set(_STEMMER.stemWords(folded_words(clause)))
+        return self._rival_only(key, words)
+
+    def _rival_only(self, key: str, words: set[str]) -> bool:
+        """Whether the stemmed `words` hold a cue of a rival of relation `key` and none of its own."""
         return not words & self.cues[key] and any(words & rival for rival in self.rivals.get(key, ()))
 
     @staticmethod
