@@ -150,3 +150,15 @@ def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_
     assert wrong.outcome == Finding.CONTRADICTED.value and wrong.stated_instead == "Porthkennack"
     assert verify(agent, "Jory Pendarves", "place of death", "Porthkennack").outcome == Finding.SUPPORTED.value
 
+
+
+def test_a_name_the_facts_know_is_no_other_value_where_its_clause_states_a_rival(tmp_path):
+    # An obituary's summary line: "born" stands between the names, but the clause that gives Bonn is the death's.
+    pages = [Passage("p0", "Halvard Brisk, politician: born Quenby, Elderland 28 October 1916; Chairman, Free Party "
+                           "1960-68; Minister of Works 1963-66; married first Ruth Marrow (one son), secondly Greta "
+                           "Holm; died Bonn 6 May 1998.", "Halvard Brisk")]
+    agent = agent_over(pages, tmp_path)
+    born = verify(agent, "Halvard Brisk", "place of birth", "Leipzig")
+    assert born.stated_instead != "Bonn" and born.outcome != Finding.SUPPORTED.value
+    died = verify(agent, "Halvard Brisk", "place of death", "Leipzig")
+    assert died.outcome == Finding.CONTRADICTED.value and died.stated_instead == "Bonn"

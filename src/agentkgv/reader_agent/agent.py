@@ -50,7 +50,7 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_other
+from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_as_own, stated_other
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import reader_view
@@ -277,8 +277,8 @@ class ReadingAgent:
             if claim.kind is Kind.ENTITY:
                 if not self.relations.cues.leads_to_rival(claim.triple, read[:span.start]):
                     return other
-            elif self.relations.cues.states(claim.with_object(other),
-                                            reader_view(claim.with_object(other), passage.text).text):
+            elif stated_as_own(self.relations, claim.with_object(other),
+                               reader_view(claim.with_object(other), passage.text).text):
                 return other
         return None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.values import dates_in, numbers_in
@@ -45,7 +46,14 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
     found = (relations.others_in(claim.triple, text, limit) if claim.kind is Kind.ENTITY
              else claim.others_in(text, limit))
     return [value for value in found if not relations.may_hold(value, claim.triple)
-            and relations.cues.states(claim.with_object(value), reader_view(claim.with_object(value), text).text)]
+            and stated_as_own(relations, claim.with_object(value), reader_view(claim.with_object(value), text).text)]
+
+
+def stated_as_own(relations: RelationFacts, triple: Triple, view: str) -> bool:
+    """Whether the words between the marked names state the triple's relation, and the clause next to its value no
+    rival relation alone: "born Gross-Strehlitz, Germany 28 October 1916; …; died Bonn 6 May 1998" holds a birth's
+    cue between the names, but gives Bonn as the place of death, not of birth."""
+    return relations.cues.states(triple, view) and not relations.cues.denies(triple, view)
 
 
 def stated_other(claim: Claim, value: str) -> str | None:
