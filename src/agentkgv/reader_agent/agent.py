@@ -266,7 +266,8 @@ class ReadingAgent:
         value, where that is another value than the claim's; None where one that is no other value (the claim's own,
         the subject's name) comes first, since spans after it read as readily as a former name or a stray word. A
         date or a number is in most passages about anyone: the best span only, and it must have the relation's words
-        between the subject and it ("lived there from 1968" is no death in 1968). A name is of a kind, which says
+        between the subject and it and no rival's alone in the clause next to it (`contradiction.stated_as_own`:
+        "lived there from 1968" is no death in 1968). A name is of a kind, which says
         more of it than its words (`_alike`), but not one whose clause states another relation: "born in Kelvercombe
         in 1901 and died in Porthkennack" gives Porthkennack as the death's place."""
         read = context(passage.text, passage.title)
