@@ -29,6 +29,7 @@ class _Tokens:
     pieces: list[tuple[int, int, str]]  # (start, end, folded piece)
     words: list[tuple[int, int, str]]  # (first piece, last piece, folded word)
     capitals: list[bool]  # whether each word starts with a capital letter
+    piece_capitals: list[bool]  # whether each piece starts with a capital letter
     spaced: list[bool]  # whether only spaces (or an initial's full stop) part each word from the one before
 
 
@@ -46,7 +47,8 @@ def _cuts(word: str) -> list[int]:
 
 
 def _tokens(text: str) -> _Tokens:
-    pieces, words, capitals, spaced, end = [], [], [], [], 0
+    pieces: list[tuple[int, int, str]] = []
+    words, capitals, spaced, end = [], [], [], 0
     for m in WORD.finditer(text):
         word, first, folded = m.group(), len(pieces), fold_word(m.group())
         cuts = _cuts(word)
@@ -59,7 +61,7 @@ def _tokens(text: str) -> _Tokens:
         capitals.append(word[:1].isupper())
         spaced.append(bool(_SPACED.fullmatch(text[end:m.start()])))
         end = m.end()
-    return _Tokens(pieces, words, capitals, spaced)
+    return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced)
 
 
 _SPACED = re.compile(r"\.?\s+")
@@ -81,7 +83,9 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     matches), or as pieces cut the same way as the name's own ("Holmby Hills" in "DeathHolmby Hills",
     "PlayStation" in "Play Station"). A name never spans a real gap between words that it lacks ("Iran" is
     not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
-    is found there, the price of reading run-on pages."""
+    is found there, the price of reading run-on pages. A name of one word written with a capital is found only
+    where it is written with one: "we" in "where do we come from" is not the novel `We`, nor a seal the singer
+    `Seal`."""
     spans: set[tuple[int, int]] = set()
     words, pieces = _name_units(name)
     for needle, units, span in ((words, tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
@@ -89,6 +93,8 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
         folded, size = [u[2] for u in units], len(needle)
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
+    if len(words) == 1 and name.lstrip()[:1].isupper():
+        spans = {(first, last) for first, last in spans if tokens.piece_capitals[first]}
     return sorted(spans)
 
 
