@@ -132,6 +132,12 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
     assert parse_number("127086").agrees(parse_number("2012")) is None
     assert parse_number("31,000").agrees(parse_number("19,450")) is False
     assert [s for s, _ in numbers_in("an area of 105 km2 in 2010, born 3 May 1901")] == ["105 km2", "2010"]
+    # Money and temperatures are their own quantities: a salary is no staff count, a warm 9°C no count of rainy days.
+    assert [s for s, _ in numbers_in("paid $107,843 a year, at 9°C, for US$ 5 million")] == [
+        "$107,843", "9°C", "US$ 5 million"]
+    assert parse_number("127086").agrees(parse_number("$107,843")) is None
+    assert parse_number("6").agrees(parse_number("9°C")) is None and parse_number("6").agrees(parse_number("9")) is False
+    assert parse_number("$5 million").agrees(parse_number("US$ 5 million")) is True
 
 
 def test_the_kind_of_a_triple():

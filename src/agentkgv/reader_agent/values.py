@@ -37,8 +37,12 @@ _UNITS = {"km²": "km²", "km2": "km²", "sq km": "km²", "square kilometres": "
           "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "km": "km",
           "metres": "m", "meters": "m", "metre": "m", "meter": "m", "m": "m", "feet": "ft", "foot": "ft", "ft": "ft",
           "miles": "mi", "mile": "mi", "mi": "mi", "kilograms": "kg", "kilogram": "kg", "kg": "kg",
-          "percent": "%", "%": "%"}
-_NUMBER = re.compile(r"(?<![\w.])(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
+          "percent": "%", "%": "%", "°c": "°C", "°f": "°F", "°": "°"}
+# Marks that make a figure a sum of money or a temperature, which a bare count or measure never is: a firm's
+# "$107,843" a year is no number of employees, "9°C" no number of rainy days.
+_CURRENCIES = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "¥"}
+_QUANTITY_MARKS = frozenset({"$", "€", "£", "¥", "°C", "°F", "°"})
+_NUMBER = re.compile(r"(?<![\w.])(?:(?P<currency>US\$|[$€£¥])\s?)?(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
                      r"(?:\s*(?P<scale>thousand|million|billion))?"
                      r"(?:\s*(?P<unit>" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
                      + r")(?!\w))?", re.IGNORECASE)
@@ -133,9 +137,11 @@ class Number:
 
     def agrees(self, other: Number) -> bool | None:
         """True where `other` is this number within the tolerance, False where it is another, None where
-        it need not be a value of the same quantity: the units differ (a length is no count), or one is more than
-        `SAME_QUANTITY_RATIO` times the other."""
+        it need not be a value of the same quantity: the units differ (a length is no count), one only is money or a
+        temperature, or one is more than `SAME_QUANTITY_RATIO` times the other."""
         if self.unit and other.unit and self.unit != other.unit:
+            return None
+        if (self.unit in _QUANTITY_MARKS) != (other.unit in _QUANTITY_MARKS):
             return None
         low, high = sorted((abs(self.value), abs(other.value)))
         if high > SAME_QUANTITY_RATIO * max(low, 1.0):
@@ -149,7 +155,8 @@ def _number_of(match: re.Match) -> Number:
     digits = match.group("number").replace(",", "")
     scale = _SCALES.get((match.group("scale") or "").lower(), 1.0)
     decimals = len(digits.split(".")[1]) if "." in digits else 0
-    unit = _UNITS[(match.group("unit") or "%").lower()] if match.group("unit") else ""
+    currency, written = match.group("currency"), match.group("unit")
+    unit = _CURRENCIES[currency.lower()] if currency else _UNITS[written.lower()] if written else ""
     return Number(float(digits) * scale, unit, 0.5 * 10 ** -decimals * scale)
 
 
