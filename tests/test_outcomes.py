@@ -150,6 +150,11 @@ def test_the_kind_of_a_triple():
                      "www.x.org": Kind.NOT_CHECKABLE, "X": Kind.LABEL, "Leeds": Kind.ENTITY}
     category = Claim.of(Triple("X", "subject", "Category:Films set in the 1890s")).triple
     assert (category.predicate, category.object) == ("is a", "Film set in the 1890s")
+    # A node of the subject's own record (DBpedia's career stations) is named by no text: nothing can check it.
+    station = Triple("Ada Vance", "career station", "Ada Vance  3", subject_id="http://dbpedia.org/resource/Ada_Vance",
+                     object_id="http://dbpedia.org/resource/Ada_Vance__3")
+    assert Claim.of(station).kind is Kind.NOT_CHECKABLE
+    assert Claim.of(Triple("Ada Vance", "team", "Leeds", object_id="http://dbpedia.org/resource/Leeds")).kind is Kind.ENTITY
     assert name_forms("Wilder, Billy") == ("Wilder, Billy", "Billy Wilder")
     assert name_forms("Paris_(France)") == ("Paris (France)", "Paris")
 

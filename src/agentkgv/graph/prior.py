@@ -26,12 +26,12 @@ from pathlib import Path
 from agentkgv.data.errors import DataError
 from agentkgv.graph.evidence import DEFAULT_RULES, SHAPE_RULE, GraphFinding
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict
-from agentkgv.graph.values import MALFORMED, family
+from agentkgv.graph.values import AUXILIARY_NODE, MALFORMED, family
 
 SHIPPED = "prior.json"
 # How many reviews of a predicate weigh as much as the model's expectation of it.
 SHRINKAGE = 10.0
-_FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page", "an auxiliary node", "a blank node",
+_FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page", AUXILIARY_NODE, "a blank node",
              "a name", "a number", "a quantity with a unit", "a year", "a date", "a year and month", "a month and day",
              "a range of years", "a URL", "a malformed value")
 # The outcomes common enough to learn a weight of their own from a graph's labels; a rarer one (a contradiction)

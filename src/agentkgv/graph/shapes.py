@@ -17,7 +17,7 @@ from pathlib import Path
 from agentkgv.data.errors import DataError
 from agentkgv.graph.evidence import SHAPE_RULE, GraphFinding
 from agentkgv.graph.profile import GraphProfile, GraphTriple
-from agentkgv.graph.values import NUMERIC_DATATYPES, Term, local_part
+from agentkgv.graph.values import AUXILIARY_NODE, NUMERIC_DATATYPES, Term, local_part
 
 KGV_SHAPES = "https://w3id.org/agentkgv/shapes#"
 # A profile's predicate becomes a constraint only where nearly all its values already meet it.
@@ -98,7 +98,7 @@ def profile_shapes(profile: GraphProfile, conforming: float = CONFORMING) -> str
         graph.add((node, sh.property, prop))
         graph.add((prop, sh.path, URIRef(predicate)))
         iris = sum(n for kind, n in counts.classes.items()
-                   if kind.startswith("an IRI") or kind.endswith(" page") or kind == "an auxiliary node")
+                   if kind.startswith("an IRI") or kind.endswith(" page") or kind == AUXILIARY_NODE)
         notes = [f"{counts.triples} triples, {counts.subjects} subjects"]
         if iris >= conforming * counts.triples:
             graph.add((prop, sh.nodeKind, sh.IRI))

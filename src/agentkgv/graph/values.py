@@ -52,6 +52,8 @@ PLACEHOLDER = "a placeholder"
 MARKUP = "wiki markup"
 YEARS_RUN_TOGETHER = "two years run together"
 MALFORMED = frozenset({CUT_OFF_IRI, PLACEHOLDER, MARKUP})
+# DBpedia's `Jimmy_Wales__8`: a node of the subject's own record (a career station, a term of office), no value.
+AUXILIARY_NODE = "an auxiliary node"
 
 # What is left of `http`/`https` when an IRI's first characters are cut off.
 _CUT_SCHEMES = frozenset({"ttp", "tp", "p", "ttps", "tps", "ps", "s", "htp", "htps", "hhttp"})
@@ -105,7 +107,7 @@ def iri_class(iri: str) -> str:
         return CUT_OFF_IRI
     local = local_part(iri)
     if _AUXILIARY.search(local):
-        return "an auxiliary node"
+        return AUXILIARY_NODE
     namespaced = _NAMESPACED.match(local)
     if namespaced:
         return f"a {namespaced.group(1)} page"

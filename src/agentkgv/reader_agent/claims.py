@@ -2,8 +2,8 @@
 
 A real graph holds more than sentences: labels, dates, numbers, categories, links. Each kind is read by a
 small named rule (`KINDS`, the first that applies wins):
-- `NotCheckable`: an image or web link, an internal identifier. No text can check it: it is reported as
-  not checkable, never false.
+- `NotCheckable`: an image or web link, an internal identifier, a graph's auxiliary node (DBpedia's
+  `Jimmy_Wales__8`, a career station). No text can check it: it is reported as not checkable, never false.
 - `Label`: a name of the subject (`rdfs:label`, `name`, `alias`). Checked against the subject's other
   names and the forms names take (`Wilder, Billy`, `Billy_Wilder`, `Paris (France)`) before any passage.
 - `Category`: `Category:Films set in the 1890s` is read as the statement it names, "is a film set in the 1890s".
@@ -25,6 +25,7 @@ from typing import Protocol
 from agentkgv.data.rdf_graphs import OPAQUE_NAME
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
+from agentkgv.graph.values import AUXILIARY_NODE, iri_class
 from agentkgv.reader_agent.values import Date, Number, dates_in, numbers_in, parse_date, parse_number
 
 
@@ -67,7 +68,8 @@ class NotCheckable:
         # The object as read: an entity of a graph is its label (an IRI only where it has none), so only a
         # link or a file stands here as a URL.
         return bool(_URL.search(triple.object.strip())) or bool(
-            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object)) or _unnamed(triple)
+            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object)) or _unnamed(triple) or (
+            triple.object_id is not None and iri_class(triple.object_id) == AUXILIARY_NODE)
 
 
 def _unnamed(triple: Triple) -> bool:
