@@ -286,6 +286,11 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.has_subject and view.has_object
     assert view.text.startswith("[S:Allan Peiper]") and " … " in view.text and "[O:Alexandra]" in view.text
     assert len(view.text.split()) <= 10 + 3 + 1
+    # A name that is also a function word is a name only where written as one: "we" is not the novel We.
+    view = view_passage("Where do we come from? Dan Brown asks.", "Dan Brown", "We", 50)
+    assert view.has_subject and not view.has_object
+    assert view_passage("We is a novel; Dan Brown read it.", "Dan Brown", "We", 50).has_object
+    assert view_passage("the religion (islam) of Nasir", "Nasir", "Islam", 50).has_object  # no common word
 
 
 def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():

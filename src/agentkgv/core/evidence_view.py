@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentkgv.data.text import WORD, fold_word, folded_words
+from agentkgv.data.text import WORD, fold_word, folded_words, function_word
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +83,9 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     matches), or as pieces cut the same way as the name's own ("Holmby Hills" in "DeathHolmby Hills",
     "PlayStation" in "Play Station"). A name never spans a real gap between words that it lacks ("Iran" is
     not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
-    is found there, the price of reading run-on pages. A name of one word written with a capital is found only
-    where it is written with one: "we" in "where do we come from" is not the novel `We`, nor a seal the singer
-    `Seal`."""
+    is found there, the price of reading run-on pages. A name of one word that is also a function word of English
+    (`We`, `Her`, `Up`) is found only where it is written with a capital: "we" in "where do we come from" is not
+    the novel `We`."""
     spans: set[tuple[int, int]] = set()
     words, pieces = _name_units(name)
     for needle, units, span in ((words, tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
@@ -93,7 +93,7 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
         folded, size = [u[2] for u in units], len(needle)
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
-    if len(words) == 1 and name.lstrip()[:1].isupper():
+    if len(words) == 1 and name.lstrip()[:1].isupper() and function_word(words[0]):
         spans = {(first, last) for first, last in spans if tokens.piece_capitals[first]}
     return sorted(spans)
 

@@ -6,6 +6,7 @@ the benchmark's co-mention miner), so they all agree on what a mention is.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -19,6 +20,18 @@ def fold_word(word: str) -> str:
 
 def folded_words(text: str) -> list[str]:
     return [fold_word(w) for w in WORD.findall(text)]
+
+
+@functools.cache
+def _function_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def function_word(word: str) -> bool:
+    """Whether a folded word is one of English's function words (scikit-learn's stop words: `we`, `her`, `up`)."""
+    return word in _function_words()
 
 
 def fold(text: str) -> str:
