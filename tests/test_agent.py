@@ -291,6 +291,11 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.has_subject and not view.has_object
     assert view_passage("We is a novel; Dan Brown read it.", "Dan Brown", "We", 50).has_object
     assert view_passage("the religion (islam) of Nasir", "Nasir", "Islam", 50).has_object  # no common word
+    # A graph's disambiguation is not written in text, unless dropping it leaves a bare number.
+    view = view_passage("Paul Stephenson was born in Lancashire.", "Paul Stephenson (police officer)", "Lancashire", 50)
+    assert view.text == "[S:Paul Stephenson] was born in [O:Lancashire]"
+    assert not view_passage("An interview of 23 June 2012 with Harry Shearer", "2012 (film)", "Harry Shearer",
+                            50).has_subject
 
 
 def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():

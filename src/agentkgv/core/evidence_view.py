@@ -165,9 +165,24 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def written_forms(names: Sequence[str]) -> list[str]:
+    """`names` with each one's form as text writes it, without a graph's disambiguation: "Paul Stephenson (police
+    officer)" is written "Paul Stephenson". Not where that leaves a bare number: "2012 (film)" is no year."""
+    forms = list(names)
+    for name in names:
+        plain = _DISAMBIGUATION.sub("", name)
+        if plain != name and any(c.isalpha() for c in plain):
+            forms.append(plain)
+    return list(dict.fromkeys(forms))
+
+
 def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False) -> list[tuple[int, int]]:
-    """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped; with
-    `middle_names`, a person's name written in full too."""
+    """Mentions of any of `names` (a label and its aliases, each also as written without its disambiguation), a
+    name inside a longer one dropped; with `middle_names`, a person's name written in full too."""
+    names = written_forms(names)
     spans = {span for name in names for span in mention_spans(tokens, name)}
     if middle_names:
         spans |= {span for name in names for span in middle_name_spans(tokens, name)}
