@@ -162,3 +162,12 @@ def test_a_name_the_facts_know_is_no_other_value_where_its_clause_states_a_rival
     assert born.stated_instead != "Bonn" and born.outcome != Finding.SUPPORTED.value
     died = verify(agent, "Halvard Brisk", "place of death", "Leipzig")
     assert died.outcome == Finding.CONTRADICTED.value and died.stated_instead == "Bonn"
+
+
+def test_a_value_written_before_the_subject_is_read_by_the_words_after_it(tmp_path):
+    # "Cincinnati born writer": the words between the town and the subject state a birth, so no death there.
+    pages = [Passage("p0", "A collection of short stories and essays by Cincinnati born writer Orrin Quayle.",
+                     "Orrin Quayle stories")]
+    agent = agent_over(pages, tmp_path)
+    died = verify(agent, "Orrin Quayle", "place of death", "Holmsby")
+    assert died.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and died.stated_instead is None

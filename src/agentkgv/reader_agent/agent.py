@@ -276,7 +276,11 @@ class ReadingAgent:
             if other is None:
                 return None
             if claim.kind is Kind.ENTITY:
-                if not self.relations.cues.leads_to_rival(claim.triple, read[:span.start]):
+                # Written before the subject, the words after it say the relation: "Cincinnati born writer Robert
+                # Lowry" gives no place of death.
+                if not (self.relations.cues.leads_to_rival(claim.triple, read[:span.start])
+                        or self.relations.cues.denies(claim.with_object(other),
+                                                      reader_view(claim.with_object(other), passage.text).text)):
                     return other
             elif stated_as_own(self.relations, claim.with_object(other),
                                reader_view(claim.with_object(other), passage.text).text):
