@@ -138,6 +138,9 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
     assert parse_number("127086").agrees(parse_number("$107,843")) is None
     assert parse_number("6").agrees(parse_number("9°C")) is None and parse_number("6").agrees(parse_number("9")) is False
     assert parse_number("$5 million").agrees(parse_number("US$ 5 million")) is True
+    # A running time in hours and minutes is minutes, not "36m" as metres.
+    assert [(s, n.value) for s, n in numbers_in("Runtime: 1h 36m; 96 min")] == [("1h 36m", 96.0), ("96 min", 96.0)]
+    assert parse_number("90.0").agrees(parse_number("1h 36m")) is False
 
 
 def test_the_kind_of_a_triple():

@@ -37,7 +37,8 @@ _UNITS = {"km²": "km²", "km2": "km²", "sq km": "km²", "square kilometres": "
           "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "km": "km",
           "metres": "m", "meters": "m", "metre": "m", "meter": "m", "m": "m", "feet": "ft", "foot": "ft", "ft": "ft",
           "miles": "mi", "mile": "mi", "mi": "mi", "kilograms": "kg", "kilogram": "kg", "kg": "kg",
-          "percent": "%", "%": "%", "°c": "°C", "°f": "°F", "°": "°"}
+          "percent": "%", "%": "%", "°c": "°C", "°f": "°F", "°": "°",
+          "minutes": "min", "minute": "min", "mins": "min", "min": "min"}
 # Marks that make a figure a sum of money or a temperature, which a bare count or measure never is: a firm's
 # "$107,843" a year is no number of employees, "9°C" no number of rainy days.
 _CURRENCIES = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "¥"}
@@ -160,8 +161,20 @@ def _number_of(match: re.Match) -> Number:
     return Number(float(digits) * scale, unit, 0.5 * 10 ** -decimals * scale)
 
 
+# A running time written in hours and minutes ("1h 36m", "2 hr 5 min"): its minutes, not 36 metres.
+_DURATION = re.compile(r"(?<![\w.])(?P<hours>\d{1,2})\s*(?:h|hr|hrs|hours?)\.?\s*(?P<minutes>\d{1,2})\s*"
+                       r"(?:m|min|mins|minutes?)(?!\w)", re.IGNORECASE)
+
+
+def _duration_of(match: re.Match) -> Number:
+    return Number(60.0 * int(match.group("hours")) + int(match.group("minutes")), "min", 0.5)
+
+
 def parse_number(text: str) -> Number | None:
     """The number a whole string writes, with its unit if any (`1,250 m`, `3.5 million`), or None."""
+    duration = _DURATION.fullmatch(text.strip())
+    if duration:
+        return _duration_of(duration)
     match = _NUMBER.fullmatch(text.strip())
     return _number_of(match) if match else None
 
@@ -170,5 +183,9 @@ def numbers_in(text: str) -> list[tuple[str, Number]]:
     """Every number a passage writes, with its surface (unit included); a date's year is not a number."""
     years = [(start, end) for pattern in _DATE_PATTERNS[:-1] for start, end in
              (m.span() for m in pattern.finditer(text))]
-    return [(match.group().strip(), _number_of(match)) for match in _NUMBER.finditer(text)
-            if not any(start <= match.start() < end for start, end in years)]
+    durations = list(_DURATION.finditer(text))
+    taken = years + [m.span() for m in durations]
+    found = [(m.start(), m.group().strip(), _duration_of(m)) for m in durations] + [
+        (match.start(), match.group().strip(), _number_of(match)) for match in _NUMBER.finditer(text)
+        if not any(start <= match.start() < end for start, end in taken)]
+    return [(surface, number) for _, surface, number in sorted(found, key=lambda f: f[0])]
