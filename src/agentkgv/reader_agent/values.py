@@ -43,7 +43,8 @@ _UNITS = {"km²": "km²", "km2": "km²", "sq km": "km²", "square kilometres": "
 # "$107,843" a year is no number of employees, "9°C" no number of rainy days.
 _CURRENCIES = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "¥"}
 _QUANTITY_MARKS = frozenset({"$", "€", "£", "¥", "°C", "°F", "°"})
-_NUMBER = re.compile(r"(?<![\w.])(?:(?P<currency>US\$|[$€£¥])\s?)?(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
+_NUMBER = re.compile(r"(?<![\w.])(?:(?P<currency>US\$|[$€£¥])\s?)?"
+                     r"(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
                      r"(?:\s*(?P<scale>thousand|million|billion))?"
                      r"(?:\s*(?P<unit>" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
                      + r")(?!\w))?", re.IGNORECASE)
