@@ -296,6 +296,10 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.text == "[S:Paul Stephenson] was born in [O:Lancashire]"
     assert not view_passage("An interview of 23 June 2012 with Harry Shearer", "2012 (film)", "Harry Shearer",
                             50).has_subject
+    song = "Love (Destiny's Child song)"  # without its disambiguation, a common word: found only as a name
+    assert not view_passage("I love you, Beyonce sang.", song, "Beyonce", 50).has_subject
+    assert view_passage("Love was sung by Beyonce.", song, "Beyonce", 50).has_subject
+    assert view_passage("Wayland, New York lies on a lake.", "Wayland (village), New York", "lake", 50).has_subject
 
 
 def test_passage_view_finds_a_name_that_page_text_runs_into_its_key():

@@ -138,6 +138,11 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
     assert parse_number("127086").agrees(parse_number("$107,843")) is None
     assert parse_number("6").agrees(parse_number("9°C")) is None and parse_number("6").agrees(parse_number("9")) is False
     assert parse_number("$5 million").agrees(parse_number("US$ 5 million")) is True
+    # ... but a graph writes a budget or a record high bare, and the marked figure states it.
+    assert parse_number("327205.0").agrees(parse_number("$327,205")) is True
+    assert parse_number("20.6").agrees(parse_number("20.6 °C")) is True
+    assert parse_number("51.5").agrees(parse_number("51.5°")) is True  # an angle
+    assert [s for s, _ in numbers_in("lasted 12 hours. 5 m of snow")] == ["12", "5 m"]
     # A running time in hours and minutes is minutes, not "36m" as metres.
     assert [(s, n.value) for s, n in numbers_in("Runtime: 1h 36m; 96 min")] == [("1h 36m", 96.0), ("96 min", 96.0)]
     assert parse_number("90.0").agrees(parse_number("1h 36m")) is False

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentkgv.data.text import WORD, fold_word, folded_words, function_word
+from agentkgv.data.text import FUNCTION_WORDS, WORD, fold_word, folded_words, without_disambiguation
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +78,14 @@ def _name_units(name: str) -> tuple[list[str], list[str]]:
     return folded_words(name), [p for _, _, p in _tokens(name).pieces]
 
 
-def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
+def mention_spans(tokens: _Tokens, name: str, capitalised: bool = False) -> list[tuple[int, int]]:
     """Piece ranges [first, last] where `name` stands: as whole words (its folded words, as the lexical check
     matches), or as pieces cut the same way as the name's own ("Holmby Hills" in "DeathHolmby Hills",
     "PlayStation" in "Play Station"). A name never spans a real gap between words that it lacks ("Iran" is
     not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
     is found there, the price of reading run-on pages. A name of one word that is also a function word of English
     (`We`, `Her`, `Up`) is found only where it is written with a capital: "we" in "where do we come from" is not
-    the novel `We`."""
+    the novel `We`; so is any name with `capitalised`."""
     spans: set[tuple[int, int]] = set()
     words, pieces = _name_units(name)
     for needle, units, span in ((words, tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
@@ -93,7 +93,7 @@ def mention_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
         folded, size = [u[2] for u in units], len(needle)
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
-    if len(words) == 1 and name.lstrip()[:1].isupper() and function_word(words[0]):
+    if capitalised or len(words) == 1 and name.lstrip()[:1].isupper() and words[0] in FUNCTION_WORDS:
         spans = {(first, last) for first, last in spans if tokens.piece_capitals[first]}
     return sorted(spans)
 
@@ -165,25 +165,22 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
-
-
 def written_forms(names: Sequence[str]) -> list[str]:
-    """`names` with each one's form as text writes it, without a graph's disambiguation: "Paul Stephenson (police
-    officer)" is written "Paul Stephenson". Not where that leaves a bare number: "2012 (film)" is no year."""
-    forms = list(names)
-    for name in names:
-        plain = _DISAMBIGUATION.sub("", name)
-        if plain != name and any(c.isalpha() for c in plain):
-            forms.append(plain)
-    return list(dict.fromkeys(forms))
+    """The forms of `names` text writes that they are not already: without a graph's disambiguation ("Paul
+    Stephenson (police officer)" is written "Paul Stephenson"), where that leaves a name of two letters or more
+    ("2012 (film)" is no year, "M (1931 film)" no letter)."""
+    forms = [without_disambiguation(name) for name in names]
+    return list(dict.fromkeys(f for f in forms if f not in names and sum(c.isalpha() for c in f) >= 2))
 
 
 def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False) -> list[tuple[int, int]]:
-    """Mentions of any of `names` (a label and its aliases, each also as written without its disambiguation), a
-    name inside a longer one dropped; with `middle_names`, a person's name written in full too."""
-    names = written_forms(names)
+    """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped; with
+    `middle_names`, a person's name written in full too. A name is also found without its disambiguation, there
+    only where written with a capital as a name is: "Love (Destiny's Child song)" is not any "love"."""
+    plain = [form for form in written_forms(names) if form[:1].isupper()]
     spans = {span for name in names for span in mention_spans(tokens, name)}
+    spans |= {span for name in plain for span in mention_spans(tokens, name, capitalised=True)}
+    names = [*names, *plain]
     if middle_names:
         spans |= {span for name in names for span in middle_name_spans(tokens, name)}
     spans = sorted(spans)

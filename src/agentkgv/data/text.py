@@ -1,12 +1,13 @@
 """Folding text for whole-word name matching: case, accents and punctuation are ignored.
 
 Shared by every place that asks "is this name in this text" (the lexical check, the agent's passage view,
-the benchmark's co-mention miner), so they all agree on what a mention is.
+the benchmark's co-mention miner), so they all agree on what a mention is. The passage view asks more of a name
+than a match (core/evidence_view.py): a function word written as a name, and a name without its disambiguation, must
+be written with a capital there.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 
@@ -22,16 +23,31 @@ def folded_words(text: str) -> list[str]:
     return [fold_word(w) for w in WORD.findall(text)]
 
 
-@functools.cache
-def _function_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+# English's closed word classes (pronouns, determiners, prepositions, conjunctions, auxiliaries and a few particles):
+# a one-word name that is also one of them is a name only where written as one ("we" is not the novel `We`). Written
+# here because the stop-word lists of the libraries at hand are made for search and hold content words too (`fire`,
+# `bill`, `system`), which name films and firms as often.
+FUNCTION_WORDS = frozenset("""
+i me my mine we us our ours you your yours he him his she her hers it its they them their theirs who whom whose which
+what that this these those a an the some any no none all both each every either neither few many much more most other
+another such own about above across after against along among around at before behind below beneath beside besides
+between beyond by down during except for from in inside into near of off on onto out outside over past since through
+throughout till to toward towards under until up upon with within without and but or nor so yet if because although
+though while whether unless as than when where why how am is are was were be been being have has had do does did can
+could may might must shall should will would not now then there here also only just very too again ever never once
+still even""".split())
+# A graph's disambiguation of a name, where the name ends or a comma follows: "Paul Stephenson (police officer)",
+# "Wayland (village), New York".
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)(?=\s*(?:,|$))")
 
-    return frozenset(ENGLISH_STOP_WORDS)
 
-
-def function_word(word: str) -> bool:
-    """Whether a folded word is one of English's function words (scikit-learn's stop words: `we`, `her`, `up`)."""
-    return word in _function_words()
+def without_disambiguation(name: str) -> str:
+    """`name` as text writes it, without a graph's disambiguations: "Wayland (village), New York" -> "Wayland, New
+    York", "Tom Ash (born 1950) (actor)" -> "Tom Ash"."""
+    plain = " ".join(name.split())
+    while (shorter := _DISAMBIGUATION.sub("", plain)) != plain:
+        plain = shorter
+    return plain
 
 
 def fold(text: str) -> str:

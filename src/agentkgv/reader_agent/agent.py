@@ -230,10 +230,11 @@ class ReadingAgent:
             reading, hit = fresh[i]
             self._weigh_other(reading, hit, value, float(logit))
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
-            # words between the subject and it: "an American jazz drummer who played ... for Motown" gives no
-            # record label "jazz".
-            if self._gives_instead(reading, scores[i], logit) and self.relations.cues.states(
-                    reading.claim.with_object(value), reader_view(reading.claim.with_object(value), hit.passage.text).text):
+            # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
+            # Motown" gives no record label "jazz".
+            if self._gives_instead(reading, scores[i], logit) and stated_as_own(
+                    self.relations, reading.claim.with_object(value),
+                    reader_view(reading.claim.with_object(value), hit.passage.text).text):
                 withdrawn.add(i)
         return withdrawn
 
@@ -276,8 +277,8 @@ class ReadingAgent:
             if other is None:
                 return None
             if claim.kind is Kind.ENTITY:
-                # Written before the subject, the words after it say the relation: "Cincinnati born writer Robert
-                # Lowry" gives no place of death.
+                # Nor one whose words between it and the subject state a rival relation alone, as the words after a
+                # name written before the subject do: "Cincinnati born writer Robert Lowry" gives no place of death.
                 if not (self.relations.cues.leads_to_rival(claim.triple, read[:span.start])
                         or self.relations.cues.denies(claim.with_object(other),
                                                       reader_view(claim.with_object(other), passage.text).text)):

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from agentkgv.data.rdf_graphs import OPAQUE_NAME
 from agentkgv.data.records import Triple
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import folded_words, without_disambiguation
 from agentkgv.graph.values import AUXILIARY_NODE, iri_class
 from agentkgv.reader_agent.values import Date, Number, dates_in, numbers_in, parse_date, parse_number
 
@@ -126,7 +126,7 @@ def name_forms(name: str) -> tuple[str, ...]:
     """The forms a name takes in passages: `Billy_Wilder` as words, `Paris (France)` without its
     disambiguation, `Wilder, Billy` turned round."""
     plain = " ".join(name.replace("_", " ").split())
-    forms = [plain, re.sub(r"\s*\([^)]*\)\s*$", "", plain)]
+    forms = [plain, without_disambiguation(plain)]
     last, comma, first = forms[-1].partition(", ")
     if comma and first and " " not in last:
         forms.append(f"{first} {last}")

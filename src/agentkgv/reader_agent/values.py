@@ -39,11 +39,11 @@ _UNITS = {"km²": "km²", "km2": "km²", "sq km": "km²", "square kilometres": "
           "miles": "mi", "mile": "mi", "mi": "mi", "kilograms": "kg", "kilogram": "kg", "kg": "kg",
           "percent": "%", "%": "%", "°c": "°C", "°f": "°F", "°": "°",
           "minutes": "min", "minute": "min", "mins": "min", "min": "min"}
-# Marks that make a figure a sum of money or a temperature, which a bare count or measure never is: a firm's
-# "$107,843" a year is no number of employees, "9°C" no number of rainy days.
-_CURRENCIES = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "¥"}
-_QUANTITY_MARKS = frozenset({"$", "€", "£", "¥", "°C", "°F", "°"})
-_NUMBER = re.compile(r"(?<![\w.])(?:(?P<currency>US\$|[$€£¥])\s?)?"
+# Marks that make a figure a sum of money or a temperature: a firm's "$107,843" a year is no number of employees,
+# "9°C" no number of rainy days. A bare "°" is as often an angle (a latitude), so it is a unit, no such mark.
+_CURRENCIES = {"$": "$", "€": "€", "£": "£", "¥": "¥", "₹": "₹", "₩": "₩"}
+_QUANTITY_MARKS = frozenset({*_CURRENCIES.values(), "°C", "°F"})
+_NUMBER = re.compile(r"(?<![\w.])(?:(?:[A-Z]{1,3})?(?P<currency>[$€£¥₹₩])\s?)?"
                      r"(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
                      r"(?:\s*(?P<scale>thousand|million|billion))?"
                      r"(?:\s*(?P<unit>" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
@@ -139,18 +139,19 @@ class Number:
 
     def agrees(self, other: Number) -> bool | None:
         """True where `other` is this number within the tolerance, False where it is another, None where
-        it need not be a value of the same quantity: the units differ (a length is no count), one only is money or a
-        temperature, or one is more than `SAME_QUANTITY_RATIO` times the other."""
+        it need not be a value of the same quantity: the units differ (a length is no count), or one is more than
+        `SAME_QUANTITY_RATIO` times the other. Where one only is written as money or a temperature, it may state the
+        other (a graph writes a budget bare) but never contradicts it: a salary is no staff count."""
         if self.unit and other.unit and self.unit != other.unit:
             return None
-        if (self.unit in _QUANTITY_MARKS) != (other.unit in _QUANTITY_MARKS):
-            return None
+        marked = (self.unit in _QUANTITY_MARKS) != (other.unit in _QUANTITY_MARKS)
         low, high = sorted((abs(self.value), abs(other.value)))
         if high > SAME_QUANTITY_RATIO * max(low, 1.0):
             return None
         relative = NUMBER_TOLERANCE * abs(self.value) if abs(self.value) >= LARGE else 0.0
         tolerance = max(self.half_step, other.half_step, relative)
-        return abs(self.value - other.value) <= tolerance
+        agree = abs(self.value - other.value) <= tolerance
+        return (agree or None) if marked else agree
 
 
 def _number_of(match: re.Match) -> Number:
@@ -158,12 +159,12 @@ def _number_of(match: re.Match) -> Number:
     scale = _SCALES.get((match.group("scale") or "").lower(), 1.0)
     decimals = len(digits.split(".")[1]) if "." in digits else 0
     currency, written = match.group("currency"), match.group("unit")
-    unit = _CURRENCIES[currency.lower()] if currency else _UNITS[written.lower()] if written else ""
+    unit = _CURRENCIES[currency] if currency else _UNITS[written.lower()] if written else ""
     return Number(float(digits) * scale, unit, 0.5 * 10 ** -decimals * scale)
 
 
 # A running time written in hours and minutes ("1h 36m", "2 hr 5 min"): its minutes, not 36 metres.
-_DURATION = re.compile(r"(?<![\w.])(?P<hours>\d{1,2})\s*(?:h|hr|hrs|hours?)\.?\s*(?P<minutes>\d{1,2})\s*"
+_DURATION = re.compile(r"(?<![\w.])(?P<hours>\d{1,2})\s*(?:(?:h|hrs?)\.?|hours?)\s*(?P<minutes>\d{1,2})\s*"
                        r"(?:m|min|mins|minutes?)(?!\w)", re.IGNORECASE)
 
 
