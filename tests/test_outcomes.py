@@ -143,6 +143,8 @@ def test_dates_and_numbers_are_compared_as_values(tmp_path):
     assert parse_number("20.6").agrees(parse_number("20.6 °C")) is True
     assert parse_number("51.5").agrees(parse_number("51.5°")) is True  # an angle
     assert [s for s, _ in numbers_in("lasted 12 hours. 5 m of snow")] == ["12", "5 m"]
+    assert parse_number("4.0E7").agrees(parse_number("$40 million")) is True  # a graph's double
+    assert parse_number("2.25e+06").value == 2_250_000 and numbers_in("5e3 seeds")[0][1].value == 5000
     # A running time in hours and minutes is minutes, not "36m" as metres.
     assert [(s, n.value) for s, n in numbers_in("Runtime: 1h 36m; 96 min")] == [("1h 36m", 96.0), ("96 min", 96.0)]
     assert parse_number("90.0").agrees(parse_number("1h 36m")) is False

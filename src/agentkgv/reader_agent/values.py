@@ -44,7 +44,7 @@ _UNITS = {"km²": "km²", "km2": "km²", "sq km": "km²", "square kilometres": "
 _CURRENCIES = {"$": "$", "€": "€", "£": "£", "¥": "¥", "₹": "₹", "₩": "₩"}
 _QUANTITY_MARKS = frozenset({*_CURRENCIES.values(), "°C", "°F"})
 _NUMBER = re.compile(r"(?<![\w.])(?:(?:[A-Z]{1,3})?(?P<currency>[$€£¥₹₩])\s?)?"
-                     r"(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)"
+                     r"(?P<number>[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w))?)"
                      r"(?:\s*(?P<scale>thousand|million|billion))?"
                      r"(?:\s*(?P<unit>" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
                      + r")(?!\w))?", re.IGNORECASE)
@@ -156,11 +156,13 @@ class Number:
 
 def _number_of(match: re.Match) -> Number:
     digits = match.group("number").replace(",", "")
-    scale = _SCALES.get((match.group("scale") or "").lower(), 1.0)
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    # A graph's doubles are written in scientific notation: 4.0E7 is 40 million, known to the million.
+    mantissa, _, exponent = digits.lower().partition("e")
+    scale = _SCALES.get((match.group("scale") or "").lower(), 1.0) * 10.0 ** int(exponent or 0)
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     currency, written = match.group("currency"), match.group("unit")
     unit = _CURRENCIES[currency] if currency else _UNITS[written.lower()] if written else ""
-    return Number(float(digits) * scale, unit, 0.5 * 10 ** -decimals * scale)
+    return Number(float(mantissa) * scale, unit, 0.5 * 10 ** -decimals * scale)
 
 
 # A running time written in hours and minutes ("1h 36m", "2 hr 5 min"): its minutes, not 36 metres.
