@@ -277,11 +277,10 @@ class ReadingAgent:
             if other is None:
                 return None
             if claim.kind is Kind.ENTITY:
-                # Nor one whose words between it and the subject state a rival relation alone, as the words after a
-                # name written before the subject do: "Cincinnati born writer Robert Lowry" gives no place of death.
+                # Written before the subject, the words that lead from it to the subject say the relation too:
+                # "Cincinnati born writer Robert Lowry" gives no place of death. Both at the span's own place.
                 if not (self.relations.cues.leads_to_rival(claim.triple, read[:span.start])
-                        or self.relations.cues.denies(claim.with_object(other),
-                                                      reader_view(claim.with_object(other), passage.text).text)):
+                        or self.relations.cues.leads_back_to_rival(claim.triple, read[span.start + len(span.text):])):
                     return other
             elif stated_as_own(self.relations, claim.with_object(other),
                                reader_view(claim.with_object(other), passage.text).text):

@@ -26,7 +26,7 @@ import Stemmer
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
 from agentkgv.data.records import Triple
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import folded_words, without_disambiguation
 
 _STEMMER = Stemmer.Stemmer("english")
 # Words that say nothing of which relation holds.
@@ -146,6 +146,19 @@ class RelationCues:
         clause = _CLAUSE.split(_SENTENCE_END.split(before)[-1])[-1]
         words = set(_STEMMER.stemWords(folded_words(clause)))
         return self._rival_only(key, words)
+
+    def leads_back_to_rival(self, triple: Triple, after: str) -> bool:
+        """Whether the words after a value (`after`, the text from its end) that lead to the subject's name, within
+        their clause, hold a cue of a rival relation and none of the triple's: "Cincinnati born writer Robert Lowry"
+        gives no place of death. False where the clause does not go on to name the subject."""
+        key = self._key(triple)
+        if key is None:
+            return False
+        words = folded_words(_CLAUSE.split(_SENTENCE_END.split(after)[0])[0])
+        names = [folded_words(name) for name in {*triple.subject_names, *map(without_disambiguation, triple.subject_names)}]
+        lead = next((words[:i] for i in range(len(words)) for name in names
+                     if name and words[i:i + len(name)] == name), None)
+        return lead is not None and self._rival_only(key, set(_STEMMER.stemWords(lead)))
 
     def _rival_only(self, key: str, words: set[str]) -> bool:
         """Whether the stemmed `words` hold a cue of a rival of relation `key` and none of its own."""
