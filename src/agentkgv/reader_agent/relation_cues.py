@@ -155,7 +155,8 @@ class RelationCues:
         if key is None:
             return False
         words = folded_words(_CLAUSE.split(_SENTENCE_END.split(after)[0])[0])
-        names = [folded_words(name) for name in {*triple.subject_names, *map(without_disambiguation, triple.subject_names)}]
+        forms = {*triple.subject_names, *map(without_disambiguation, triple.subject_names)}
+        names = [folded_words(name) for name in forms]
         lead = next((words[:i] for i in range(len(words)) for name in names
                      if name and words[i:i + len(name)] == name), None)
         return lead is not None and self._rival_only(key, set(_STEMMER.stemWords(lead)))
