@@ -13,13 +13,22 @@ Indiana" fails both ways (a town is no award; read backwards, Cole Porter is no 
 ever checked in that backward reading: names alone tell subjects' kinds apart poorly (train/value_kinds.py). The
 shipped model is `value_kinds/` beside this file. A relation it was not trained on, by id, label or alias, is not
 judged.
+
+Names alone mistake a town for a person often enough that a relation's threshold must let some through
+("Minneapolis" fits `spouse` at 0.2). So the model also keeps the values the training facts know, with the relations
+each is a value of: a known value whose relations are all of kinds the relation takes at neither end ("Iraq", the
+value of `country` and `shares border with`, as a spouse) does not fit, whatever its name reads as. Which relations
+take one another's values (`KindModel.compatible`) is read off the facts (their values overlap) and off the
+classifier (it mistakes one's held-out values for the other's), so people of every relation stay one kind. And a
+known value of a relation the relation takes fits, however its name reads ("Seal" as a spouse).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -27,9 +36,11 @@ import numpy as np
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.records import Triple
+from agentkgv.data.text import label_key
 
 WEIGHTS_FILE = "value_kinds.safetensors"
 CARD_FILE = "value_kinds.json"
+KNOWN_FILE = "known_values.json.gz"
 
 
 def shipped_value_kinds() -> Path:
@@ -64,8 +75,14 @@ class Misfit:
     value: str
     p_fits: float
     relation: str  # the relation's id the classifier knows it as
+    # Where the training facts know the value: the relations it is a value of there, and how often, most first.
+    known_as: tuple[tuple[str, int], ...] = ()
 
     def reason(self) -> str:
+        if self.known_as:
+            seen = ", ".join(f"{relation} ({count})" for relation, count in self.known_as[:3])
+            return (f"{self.value!r} is not of a kind the relation takes: the training facts know it as the value of "
+                    f"{seen}, relations whose values {self.relation} takes at neither end")
         return (f"{self.value!r} is not of a kind the relation takes (P(fits) {self.p_fits:.3f} as the object of "
                 f"{self.relation}, and the triple read backwards fits no better)")
 
@@ -78,6 +95,26 @@ class KindModel:
     subject_kinds: dict[str, list[int]]  # relation id -> the classes whose objects are of its subjects' kind
     thresholds: dict[str, float]  # relation id -> P(fits) under which an object does not fit
     same_kind_at: float  # the overlap of two values' kinds (`kind_overlap`) under which they are of two kinds
+    # relation id -> the classes whose values it takes, as its objects or (read backwards) as its subjects
+    compatible: dict[str, list[int]]
+    # a value the training facts know (`label_key`) -> the classes it is a value of there, and how often
+    known: dict[str, dict[int, int]]
+
+    def known_fit(self, relation: str, value: str) -> bool | None:
+        """Whether most of the facts that know `value` give it as the value of a relation whose values the relation
+        takes; None where none knows it. Most, not any: a name is now and then another thing's too (a town named
+        after a person, a band after a town)."""
+        seen = self.known.get(label_key(value))
+        if not seen:
+            return None
+        taken = set(self.compatible[relation])
+        return 2 * sum(n for c, n in seen.items() if c in taken) >= sum(seen.values())
+
+    def known_as(self, value: str) -> tuple[tuple[str, int], ...]:
+        """The relations (ids) the training facts know `value` as a value of, and how often, most first."""
+        classes = sorted(self.kinds)
+        seen = self.known.get(label_key(value), {})
+        return tuple((classes[c], n) for c, n in sorted(seen.items(), key=lambda item: (-item[1], item[0])))
 
 
 @dataclass(frozen=True)
@@ -90,21 +127,30 @@ class ValueKinds:
     def open(folder: Path) -> ValueKinds:
         from safetensors.numpy import load_file
 
-        card_path, weights_path = folder / CARD_FILE, folder / WEIGHTS_FILE
-        for path in (card_path, weights_path):
+        card_path, weights_path, known_path = folder / CARD_FILE, folder / WEIGHTS_FILE, folder / KNOWN_FILE
+        for path in (card_path, weights_path, known_path):
             if not path.exists():
                 raise DataError(path, "no value-kind model here: `agentkgv train-value-kinds` writes it")
         weights = load_file(str(weights_path))
         try:
             card = json.loads(card_path.read_text(encoding="utf-8"))
-            lists = {name: {p: [int(j) for j in kind] for p, kind in card[name].items()} for name in ("kinds", "subject_kinds")}
+            lists = {name: {p: [int(j) for j in kind] for p, kind in card[name].items()}
+                     for name in ("kinds", "subject_kinds", "compatible")}
             model = KindModel(weights["coef"].astype(np.float32), weights["intercept"].astype(np.float32),
                               lists["kinds"], lists["subject_kinds"],
-                              {p: float(t) for p, t in card["thresholds"].items()}, float(card["same_kind_at"]))
+                              {p: float(t) for p, t in card["thresholds"].items()}, float(card["same_kind_at"]),
+                              lists["compatible"], {})
             keys = {str(k): str(v) for k, v in card["keys"].items()}
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
             raise DataError(card_path, f"not a value-kind card: {error!r}") from None
-        digest = hashlib.sha256(card_path.read_bytes() + weights_path.read_bytes()).hexdigest()[:16]
+        try:
+            known = {str(name): {int(c): int(n) for c, n in seen.items()}
+                     for name, seen in json.loads(gzip.decompress(known_path.read_bytes())).items()}
+        except (OSError, json.JSONDecodeError, TypeError, ValueError, AttributeError) as error:
+            raise DataError(known_path, f"not a table of known values: {error!r}") from None
+        model = replace(model, known=known)
+        digest = hashlib.sha256(card_path.read_bytes() + weights_path.read_bytes()
+                                + known_path.read_bytes()).hexdigest()[:16]
         return ValueKinds(keys, model, digest)
 
     def relation(self, triple: Triple) -> str | None:
@@ -149,8 +195,11 @@ class ValueKinds:
             at = m.thresholds[r]
             as_object = p[m.kinds[r]].sum()
             backwards = p[m.subject_kinds[r]].sum() >= at and q[m.kinds[r]].sum() >= at
-            if as_object < at and not backwards:
-                found[i] = Misfit(triples[i].object, float(as_object), r)
+            # What the facts know of the value outweighs what its name reads as, either way.
+            known = m.known_fit(r, triples[i].object)
+            if known is False or known is None and as_object < at and not backwards:
+                found[i] = Misfit(triples[i].object, float(as_object), r,
+                                  m.known_as(triples[i].object) if known is False else ())
         return found
 
 
@@ -161,5 +210,8 @@ def save_value_kinds(folder: Path, keys: dict[str, str], model: KindModel, repor
     save_file({"coef": np.ascontiguousarray(model.coef), "intercept": np.ascontiguousarray(model.intercept)},
               str(folder / WEIGHTS_FILE))
     card = {"report": report, "keys": keys, "kinds": model.kinds, "subject_kinds": model.subject_kinds,
+            "compatible": model.compatible,
             "thresholds": {p: round(t, 5) for p, t in model.thresholds.items()}, "same_kind_at": model.same_kind_at}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    known = json.dumps(model.known, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    (folder / KNOWN_FILE).write_bytes(gzip.compress(known, mtime=0))

@@ -24,13 +24,13 @@ import random
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
-from agentkgv.reader_agent.value_kinds import KindModel, kind_fit, kind_overlap
+from agentkgv.reader_agent.value_kinds import KindModel, kind_fit, kind_overlap, relation_softmax
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,11 @@ class ValueKindSettings:
     # benchmark holds out, is no class of the classifier, so only the overlap of kinds tells them apart).
     split_same_kind_share: float = 0.2
     min_held_out: int = 20  # held-out objects a relation needs for a threshold of its own
+    # Two relations take each other's values where this share of either's values (its subjects', read backwards)
+    # are also the other's, or where the classifier gives the other's class this share of their probability on
+    # average: spouses and actors are both people, though few actors are spouses in the facts.
+    compatible_overlap: float = 0.05
+    compatible_confusion: float = 0.01
     held_out_share: float = 0.2
     regularization: float = 10.0  # scikit-learn's C
     seed: int = 13
@@ -139,10 +144,58 @@ def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray
                                     np.stack([vectors[b] for _, b in pairs])))
     same_kind_at = float(overlaps[int(settings.split_same_kind_share * len(overlaps))])
     flagged = [float(np.mean(s < thresholds[p])) for p, s in scores.items()]
+    probabilities = {p: relation_softmax(coef, intercept, np.stack([vectors[v] for v in held_objects[p]]
+                                                                    if len(held_objects[p]) >= settings.min_held_out
+                                                                    else [vectors[v] for v in objects[p]]))
+                     for p in relations}
+    subject_probabilities = {p: relation_softmax(coef, intercept, np.stack([vectors[v] for v in subjects[p]]))
+                             for p in relations}
+    compatible = compatible_relations(relations, train, probabilities, subject_probabilities, settings)
+    # As a measure: the held-out true facts whose object the facts of the other subjects know, of relations the
+    # fact's relation takes none of.
+    known_from_train = known_values(train, relations)
+    model = KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at, compatible, known_from_train)
+    known_flagged = [model.known_fit(t.predicate_id, t.object) is False for t in held]
     report = {"relations": len(relations), "facts": len(facts), "held_out_true_objects": int(len(pooled)),
               "held_out_true_flagged": round(float(np.mean(np.concatenate([s < thresholds[p] for p, s in scores.items()]))), 5),
               "worst_relation_flagged": round(max(flagged), 4) if flagged else 0.0,
               "held_out_foreign_objects": len(foreign),
               "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0,
-              "same_kind_pairs": len(pairs), "same_kind_at": round(same_kind_at, 5)}
-    return KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at), report
+              "same_kind_pairs": len(pairs), "same_kind_at": round(same_kind_at, 5),
+              "held_out_true_known_misfits": round(float(np.mean(known_flagged)), 5) if known_flagged else 0.0}
+    return replace(model, known=known_values(facts, relations)), report
+
+
+def known_values(facts: list[Triple], relations: list[str]) -> dict[str, dict[int, int]]:
+    """Each value (`label_key`) of the facts of `relations` -> the relations' classes it is a value of, and how
+    often."""
+    index = {p: i for i, p in enumerate(relations)}
+    known: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for t in facts:
+        if t.predicate_id in index:
+            known[label_key(t.object)][index[t.predicate_id]] += 1
+    return {name: dict(seen) for name, seen in known.items()}
+
+
+def compatible_relations(relations: list[str], facts: list[Triple], probabilities: dict[str, np.ndarray],
+                         subject_probabilities: dict[str, np.ndarray],
+                         settings: ValueKindSettings) -> dict[str, list[int]]:
+    """For each relation, the classes whose values it takes: its own, those whose values overlap its values or
+    (read backwards) its subjects, and those the classifier confuses with it either way (`probabilities`: the
+    classifier's distribution for each relation's held-out values, `subject_probabilities` for its subjects)."""
+    values: dict[str, set[str]] = defaultdict(set)
+    subjects: dict[str, set[str]] = defaultdict(set)
+    for t in facts:
+        values[t.predicate_id or ""].add(label_key(t.object))
+        subjects[t.predicate_id or ""].add(label_key(t.subject))
+    mean = {p: probabilities[p].mean(axis=0) for p in relations}
+    subject_mean = {p: subject_probabilities[p].mean(axis=0) for p in relations}
+    at, confused = settings.compatible_overlap, settings.compatible_confusion
+
+    def takes(p: str, j: int, q: str) -> bool:
+        shared = len(values[p] & values[q])
+        return (q == p or shared >= at * min(len(values[p]), len(values[q])) > 0
+                or len(values[q] & subjects[p]) >= at * len(values[q]) > 0
+                or mean[p][j] >= confused or mean[q][relations.index(p)] >= confused or subject_mean[p][j] >= confused)
+
+    return {p: [j for j, q in enumerate(relations) if takes(p, j, q)] for p in relations}
