@@ -66,22 +66,25 @@ def test_the_fitted_kinds_flag_a_value_of_another_kind_at_either_end(tmp_path, m
 
 
 def test_a_value_the_facts_know_is_judged_by_the_relations_it_is_a_value_of(tmp_path, monkeypatch):
-    # "person 900" reads as a person by its name, but the facts know it only as a place of birth.
-    facts = toy_facts() + [Triple("person 300", "place of birth", "person 900", predicate_id="P19")]
-    # (that one fact pulls the toy's people 0.024 toward places: the toy's classes are too crisp for the default)
+    # The facts know "award 900" and "person 900" only as places of birth.
+    facts = toy_facts() + [Triple("person 300", "place of birth", "person 900", predicate_id="P19"),
+                           Triple("person 301", "place of birth", "award 900", predicate_id="P19")]
+    # (those facts pull the toy's people 0.024 toward places: the toy's classes are too crisp for the default)
     model, report = fit_value_kinds(facts, toy_embed, ValueKindSettings(min_facts=40, compatible_confusion=0.05))
     classes = sorted(model.kinds)
     assert classes.index("P19") not in model.compatible["P26"] and classes.index("P26") in model.compatible["P26"]
     save_value_kinds(tmp_path, {"spouse": "P26", "place of birth": "P19"}, model, report)
     kinds = ValueKinds.open(tmp_path)
     monkeypatch.setattr("agentkgv.encoders.embed", toy_embed)
-    found = kinds.misfits([Triple("person 1", "spouse", "person 900"), Triple("person 1", "spouse", "person 501"),
+    found = kinds.misfits([Triple("person 1", "spouse", "award 900"), Triple("person 1", "spouse", "person 501"),
                            Triple("person 1", "spouse", "person 777"), Triple("person 1", "place of birth",
-                                                                               "person 900")])
+                                                                               "person 900"),
+                           Triple("person 1", "spouse", "person 900")])
     assert found[0] is not None and found[0].known_as == (("P19", 1),)
     assert "know it as the value of P19 (1)" in found[0].reason()
-    # known as a spouse; unknown, so its name decides; known as a place of birth, though its name reads as a person
-    assert found[1:] == [None, None, None]
+    # Known as a spouse; unknown, so its name decides; known as a place of birth, though its name reads as a
+    # person; and as a spouse, a name that reads as a person's is a namesake of that place.
+    assert found[1:] == [None, None, None, None]
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +102,8 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
              # an award; a prize could be born somewhere, were it born in a person.
              Triple("Cole Porter", "award", "Peru, Indiana"),
              Triple("Max von Laue", "birth place", "Nobel Prize in Physics"),
-             # Names that read like people's enough to pass, but which the training facts know as places only.
-             Triple("Fennimore Quillfeather", "spouse", "Minneapolis"),
+             # Names that read enough like a spouse or a firm to pass, but which the training facts know as places only.
+             Triple("Fennimore Quillfeather", "spouse", "Iraq"),
              Triple("Osterlund Holdings", "subsidiary", "Minsk")]
     right = [Triple("Enrico Fermi", "award", "Nobel Prize in Physics"),
              Triple("Ella Fitzgerald", "birth place", "Newport News, Virginia"),
@@ -109,7 +112,9 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
              Triple("Saul Bellow", "notable work", "Herzog"),
              Triple("Tom Hanks", "award", "Academy Award for Best Actor"),
              Triple("The Old Man and the Sea", "author", "Ernest Hemingway"),
-             Triple("Ernest Hemingway", "author", "The Old Man and the Sea")]  # FactBench names it from the writer
+             Triple("Ernest Hemingway", "author", "The Old Man and the Sea"),  # FactBench names it from the writer
+             # Known there only as a French département, but read by its name as a person: a namesake.
+             Triple("Sonny Bono", "spouse", "Cher")]
     assert all(m is not None for m in shipped.misfits(wrong))
     assert shipped.misfits(right) == [None] * len(right)
 

@@ -14,13 +14,14 @@ ever checked in that backward reading: names alone tell subjects' kinds apart po
 shipped model is `value_kinds/` beside this file. A relation it was not trained on, by id, label or alias, is not
 judged.
 
-Names alone mistake a town for a person often enough that a relation's threshold must let some through
-("Minneapolis" fits `spouse` at 0.2). So the model also keeps the values the training facts know, with the relations
+Names alone mistake a place for a person often enough that a relation's threshold must let some through
+("Iraq" fits `spouse` at 0.17). So the model also keeps the values the training facts know, with the relations
 each is a value of: a known value whose relations are all of kinds the relation takes at neither end ("Iraq", the
 value of `country` and `shares border with`, as a spouse) does not fit, whatever its name reads as. Which relations
 take one another's values (`KindModel.compatible`) is read off the facts (their values overlap) and off the
 classifier (it mistakes one's held-out values for the other's), so people of every relation stay one kind. And a
-known value of a relation the relation takes fits, however its name reads ("Seal" as a spouse).
+known value of a relation the relation takes fits, however its name reads ("Sting", a performer, as a spouse); a
+known value of others whose name reads as the relation's kind is taken for a namesake ("Cher" is a département).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from agentkgv.data.text import label_key
 WEIGHTS_FILE = "value_kinds.safetensors"
 CARD_FILE = "value_kinds.json"
 KNOWN_FILE = "known_values.json.gz"
+# The fit of a value's name to its relation at which a known value of other relations is taken for a namesake.
+AMBIGUOUS_NAME = 0.5
 
 
 def shipped_value_kinds() -> Path:
@@ -101,14 +104,10 @@ class KindModel:
     known: dict[str, dict[int, int]]
 
     def known_fit(self, relation: str, value: str) -> bool | None:
-        """Whether most of the facts that know `value` give it as the value of a relation whose values the relation
-        takes; None where none knows it. Most, not any: a name is now and then another thing's too (a town named
-        after a person, a band after a town)."""
+        """Whether the training facts know `value` as the value of a relation whose values the relation takes;
+        None where none knows it."""
         seen = self.known.get(label_key(value))
-        if not seen:
-            return None
-        taken = set(self.compatible[relation])
-        return 2 * sum(n for c, n in seen.items() if c in taken) >= sum(seen.values())
+        return bool(set(seen) & set(self.compatible[relation])) if seen else None
 
     def known_as(self, value: str) -> tuple[tuple[str, int], ...]:
         """The relations (ids) the training facts know `value` as a value of, and how often, most first."""
@@ -195,9 +194,11 @@ class ValueKinds:
             at = m.thresholds[r]
             as_object = p[m.kinds[r]].sum()
             backwards = p[m.subject_kinds[r]].sum() >= at and q[m.kinds[r]].sum() >= at
-            # What the facts know of the value outweighs what its name reads as, either way.
+            # What the facts know of the value outweighs what its name reads as, either way, unless its name reads
+            # as the relation's kind more likely than not: then it is a name two things bear ("Cher", a singer and
+            # a French département; "Prince").
             known = m.known_fit(r, triples[i].object)
-            if known is False or known is None and as_object < at and not backwards:
+            if known is False and as_object < AMBIGUOUS_NAME or known is None and as_object < at and not backwards:
                 found[i] = Misfit(triples[i].object, float(as_object), r,
                                   m.known_as(triples[i].object) if known is False else ())
         return found
