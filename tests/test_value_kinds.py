@@ -87,6 +87,35 @@ def test_a_value_the_facts_know_is_judged_by_the_relations_it_is_a_value_of(tmp_
     assert found[1:] == [None, None, None, None]
 
 
+def test_a_model_folder_without_its_known_values_or_with_them_broken_is_refused_by_name(tmp_path):
+    import gzip
+    import json
+
+    from agentkgv.data.errors import DataError
+
+    model, report = fit_value_kinds(toy_facts(), toy_embed, ValueKindSettings(min_facts=40))
+    save_value_kinds(tmp_path, {"spouse": "P26"}, model, report)
+    known = tmp_path / "known_values.json.gz"
+    good = known.read_bytes()
+    for broken, says in ((None, "retrain it"), (good[:len(good) // 2], "not a table of known values"),
+                         (gzip.compress(b'{"city 1": {"9": 1}}'), "for this card's 4 relations")):
+        if broken is None:
+            known.unlink()
+        else:
+            known.write_bytes(broken)
+        with pytest.raises(DataError, match=says) as raised:
+            ValueKinds.open(tmp_path)
+        assert "known_values.json.gz" in str(raised.value)
+    known.write_bytes(good)
+    card = tmp_path / "value_kinds.json"
+    written = json.loads(card.read_text())
+    del written["compatible"]
+    card.write_text(json.dumps(written))
+    with pytest.raises(DataError, match="not a value-kind card") as raised:
+        ValueKinds.open(tmp_path)
+    assert "value_kinds.json" in str(raised.value)
+
+
 @pytest.fixture(scope="module")
 def shipped() -> ValueKinds:
     return ValueKinds.open(shipped_value_kinds())
@@ -115,7 +144,9 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
              Triple("Ernest Hemingway", "author", "The Old Man and the Sea"),  # FactBench names it from the writer
              # Known there only as a French département, but read by its name as a person: a namesake.
              Triple("Sonny Bono", "spouse", "Cher")]
-    assert all(m is not None for m in shipped.misfits(wrong))
+    found = shipped.misfits(wrong)
+    assert all(m is not None for m in found)
+    assert found[-2].known_as and "know it as the value of" in found[-2].reason()  # Iraq, by what it is known as
     assert shipped.misfits(right) == [None] * len(right)
 
 

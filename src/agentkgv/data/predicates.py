@@ -198,6 +198,7 @@ def compound_form(name: str) -> str | None:
     """A name of the form "head of modifier" written as the compound noun English also uses, "modifier head"
     (`place of foundation` -> `foundation place`, the way DBpedia's ontology names it); None for other names."""
     head, of, modifier = name.lower().partition(" of ")
+    modifier = modifier.removeprefix("the ").removeprefix("a ").removeprefix("an ")
     if not of or " " in head or not head or not modifier or " of " in modifier:
         return None
     return f"{modifier} {head}"
@@ -239,9 +240,9 @@ HELD_IN_TURN = frozenset({"P54"})
 
 
 def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
-    """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
-    subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name that is also
-    another relation's label or alias stays out."""
+    """The ids, labels, aliases and their compound forms (lower-cased, as `by_name` keys them) of the relations
+    with one value per subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name
+    that is also another relation's label or alias stays out."""
     typed = {pid: info.single_valued and pid not in HELD_IN_TURN and (keep is None or pid in keep)
              for pid, info in predicates.items() if info.cardinality}
     return sorted(key for key, one in by_name(predicates, typed).items() if one)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from dataclasses import dataclass, replace
+import zlib
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -127,10 +128,18 @@ class ValueKinds:
         from safetensors.numpy import load_file
 
         card_path, weights_path, known_path = folder / CARD_FILE, folder / WEIGHTS_FILE, folder / KNOWN_FILE
-        for path in (card_path, weights_path, known_path):
+        for path in (card_path, weights_path):
             if not path.exists():
                 raise DataError(path, "no value-kind model here: `agentkgv train-value-kinds` writes it")
+        if not known_path.exists():
+            raise DataError(known_path, "a value-kind model made before its table of known values: retrain it with "
+                                        "`agentkgv train-value-kinds`")
         weights = load_file(str(weights_path))
+        try:
+            known = {str(name): {int(c): int(n) for c, n in seen.items()}
+                     for name, seen in json.loads(gzip.decompress(known_path.read_bytes())).items()}
+        except (OSError, EOFError, zlib.error, json.JSONDecodeError, TypeError, ValueError, AttributeError) as error:
+            raise DataError(known_path, f"not a table of known values: {error!r}") from None
         try:
             card = json.loads(card_path.read_text(encoding="utf-8"))
             lists = {name: {p: [int(j) for j in kind] for p, kind in card[name].items()}
@@ -138,16 +147,16 @@ class ValueKinds:
             model = KindModel(weights["coef"].astype(np.float32), weights["intercept"].astype(np.float32),
                               lists["kinds"], lists["subject_kinds"],
                               {p: float(t) for p, t in card["thresholds"].items()}, float(card["same_kind_at"]),
-                              lists["compatible"], {})
+                              lists["compatible"], known)
             keys = {str(k): str(v) for k, v in card["keys"].items()}
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
             raise DataError(card_path, f"not a value-kind card: {error!r}") from None
-        try:
-            known = {str(name): {int(c): int(n) for c, n in seen.items()}
-                     for name, seen in json.loads(gzip.decompress(known_path.read_bytes())).items()}
-        except (OSError, json.JSONDecodeError, TypeError, ValueError, AttributeError) as error:
-            raise DataError(known_path, f"not a table of known values: {error!r}") from None
-        model = replace(model, known=known)
+        classes = len(model.kinds)
+        if set(model.compatible) != set(model.kinds) or any(
+                j >= classes for kind in model.compatible.values() for j in kind):
+            raise DataError(card_path, "not a value-kind card: `compatible` names other relations than `kinds`")
+        if any(c >= classes for seen in known.values() for c in seen):
+            raise DataError(known_path, f"not a table of known values for this card's {classes} relations")
         digest = hashlib.sha256(card_path.read_bytes() + weights_path.read_bytes()
                                 + known_path.read_bytes()).hexdigest()[:16]
         return ValueKinds(keys, model, digest)
@@ -198,7 +207,8 @@ class ValueKinds:
             # as the relation's kind more likely than not: then it is a name two things bear ("Cher", a singer and
             # a French département; "Prince").
             known = m.known_fit(r, triples[i].object)
-            if known is False and as_object < AMBIGUOUS_NAME or known is None and as_object < at and not backwards:
+            namesake = as_object >= max(at, AMBIGUOUS_NAME)
+            if known is False and not namesake or known is None and as_object < at and not backwards:
                 found[i] = Misfit(triples[i].object, float(as_object), r,
                                   m.known_as(triples[i].object) if known is False else ())
         return found

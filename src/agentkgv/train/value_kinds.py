@@ -16,6 +16,10 @@ alike, people and works and places.
 The classifier learns from the facts of four of five subjects. Each relation's threshold is the P(fits) under
 which at most `flag_true_share` of the fifth's true objects of it fall (the whole set's where it has few), so
 it is fitted on training facts only.
+
+Beside it the model keeps what the facts know: every value of theirs with the relations it is a value of
+(`known_values`), and for each relation the relations whose values it takes (`compatible_relations`), so that a
+known value is judged by the relations it is known by rather than by its name.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
-from agentkgv.reader_agent.value_kinds import KindModel, kind_fit, kind_overlap, relation_softmax
+from agentkgv.reader_agent.value_kinds import AMBIGUOUS_NAME, KindModel, kind_fit, kind_overlap, relation_softmax
 
 
 @dataclass(frozen=True)
@@ -144,25 +148,31 @@ def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray
                                     np.stack([vectors[b] for _, b in pairs])))
     same_kind_at = float(overlaps[int(settings.split_same_kind_share * len(overlaps))])
     flagged = [float(np.mean(s < thresholds[p])) for p, s in scores.items()]
-    probabilities = {p: relation_softmax(coef, intercept, np.stack([vectors[v] for v in held_objects[p]]
-                                                                    if len(held_objects[p]) >= settings.min_held_out
-                                                                    else [vectors[v] for v in objects[p]]))
-                     for p in relations}
-    subject_probabilities = {p: relation_softmax(coef, intercept, np.stack([vectors[v] for v in subjects[p]]))
-                             for p in relations}
-    compatible = compatible_relations(relations, train, probabilities, subject_probabilities, settings)
-    # As a measure: the held-out true facts whose object the facts of the other subjects know, of relations the
-    # fact's relation takes none of.
-    known_from_train = known_values(train, relations)
-    model = KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at, compatible, known_from_train)
-    known_flagged = [model.known_fit(t.predicate_id, t.object) is False for t in held]
+
+    def mean_probability(values: list[str]) -> np.ndarray:
+        return relation_softmax(coef, intercept, np.stack([vectors[v] for v in values])).mean(axis=0)
+
+    # Read on held-out values where a relation has enough, so the confusions are those the classifier makes on
+    # values it never saw (which makes the held-out measure below a little optimistic).
+    confusion = {p: mean_probability(vs if len(vs := held_objects.get(p, [])) >= settings.min_held_out else objects[p])
+                 for p in relations}
+    compatible = compatible_relations(relations, train, confusion, {p: mean_probability(subjects[p]) for p in relations},
+                                      settings)
+    # As a measure: the held-out true values that the other subjects' facts know as values of relations only that
+    # their own does not take, and whose names do not read as its kind (the rule `ValueKinds.misfits` applies).
+    model = KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at, compatible,
+                      known_values(train, relations))
+    known_fits = [(model.known_fit(p, v), score < max(thresholds[p], AMBIGUOUS_NAME))
+                  for p, vs in held_objects.items() for v, score in zip(vs, scores[p])]
     report = {"relations": len(relations), "facts": len(facts), "held_out_true_objects": int(len(pooled)),
               "held_out_true_flagged": round(float(np.mean(np.concatenate([s < thresholds[p] for p, s in scores.items()]))), 5),
               "worst_relation_flagged": round(max(flagged), 4) if flagged else 0.0,
               "held_out_foreign_objects": len(foreign),
               "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0,
               "same_kind_pairs": len(pairs), "same_kind_at": round(same_kind_at, 5),
-              "held_out_true_known_misfits": round(float(np.mean(known_flagged)), 5) if known_flagged else 0.0}
+              "held_out_true_known": sum(fit is not None for fit, _ in known_fits),
+              "held_out_true_known_misfits": round(float(np.mean([fit is False and doubtful
+                                                                  for fit, doubtful in known_fits])), 5)}
     return replace(model, known=known_values(facts, relations)), report
 
 
@@ -177,25 +187,23 @@ def known_values(facts: list[Triple], relations: list[str]) -> dict[str, dict[in
     return {name: dict(seen) for name, seen in known.items()}
 
 
-def compatible_relations(relations: list[str], facts: list[Triple], probabilities: dict[str, np.ndarray],
-                         subject_probabilities: dict[str, np.ndarray],
+def compatible_relations(relations: list[str], facts: list[Triple], confusion: dict[str, np.ndarray],
+                         subject_confusion: dict[str, np.ndarray],
                          settings: ValueKindSettings) -> dict[str, list[int]]:
     """For each relation, the classes whose values it takes: its own, those whose values overlap its values or
-    (read backwards) its subjects, and those the classifier confuses with it either way (`probabilities`: the
-    classifier's distribution for each relation's held-out values, `subject_probabilities` for its subjects)."""
+    (read backwards) its subjects, and those the classifier confuses with it either way (`confusion`: its mean
+    distribution over each relation's values, `subject_confusion` over its subjects)."""
     values: dict[str, set[str]] = defaultdict(set)
     subjects: dict[str, set[str]] = defaultdict(set)
     for t in facts:
         values[t.predicate_id or ""].add(label_key(t.object))
         subjects[t.predicate_id or ""].add(label_key(t.subject))
-    mean = {p: probabilities[p].mean(axis=0) for p in relations}
-    subject_mean = {p: subject_probabilities[p].mean(axis=0) for p in relations}
     at, confused = settings.compatible_overlap, settings.compatible_confusion
 
-    def takes(p: str, j: int, q: str) -> bool:
+    def takes(p: str, i: int, q: str, j: int) -> bool:
         shared = len(values[p] & values[q])
-        return (q == p or shared >= at * min(len(values[p]), len(values[q])) > 0
+        return (i == j or shared >= at * min(len(values[p]), len(values[q])) > 0
                 or len(values[q] & subjects[p]) >= at * len(values[q]) > 0
-                or mean[p][j] >= confused or mean[q][relations.index(p)] >= confused or subject_mean[p][j] >= confused)
+                or max(confusion[p][j], confusion[q][i], subject_confusion[p][j]) >= confused)
 
-    return {p: [j for j, q in enumerate(relations) if takes(p, j, q)] for p in relations}
+    return {p: [j for j, q in enumerate(relations) if takes(p, i, q, j)] for i, p in enumerate(relations)}
