@@ -249,22 +249,6 @@ def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contra
     assert lacking == (0.25, 0.25, 0.5, 0.5) and holding == (0.25, 0.25, 0.5, 0.5)  # no reading: no subject named
 
 
-def test_a_predicate_named_as_a_compound_noun_is_found_behind_every_name():
-    from agentkgv.data.predicates import PredicateInfo, by_name, compound_form
-
-    assert compound_form("place of foundation") == "foundation place" and compound_form("position held") is None
-    assert compound_form("member of sports team") == "sports team member" and compound_form("head of state of x") is None
-    assert compound_form("language of the name") == "name language"  # no article inside a compound
-    predicates = {"P740": PredicateInfo("P740", "location of formation", aliases=("place of foundation",)),
-                  "P1": PredicateInfo("P1", "foundation place"),
-                  "P9": PredicateInfo("P9", "origin", aliases=("formation location",))}
-    table = by_name(predicates, {"P740": "formed", "P1": "own", "P9": "alias"})
-    # The compound form comes after every label and alias: another's own name or alias wins.
-    assert table["place of foundation"] == "formed" and table["foundation place"] == "own"
-    assert table["formation location"] == "alias"
-    assert by_name({"P740": predicates["P740"]}, {"P740": "formed"})["foundation place"] == "formed"
-
-
 @pytest.mark.skipif(not (data_dir() / "properties").exists(), reason="no property metadata")
 def test_the_shipped_one_valued_table_is_what_x_factr_types_say():
     import json

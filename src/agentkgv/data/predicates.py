@@ -194,31 +194,15 @@ def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions
     return by_name(predicates, {pid: gloss for pid, gloss in glosses.items() if gloss})
 
 
-def compound_form(name: str) -> str | None:
-    """A name of the form "head of modifier" written as the compound noun English also uses, "modifier head"
-    (`place of foundation` -> `foundation place`, the way DBpedia's ontology names it); None for other names."""
-    head, of, modifier = name.lower().partition(" of ")
-    modifier = modifier.removeprefix("the ").removeprefix("a ").removeprefix("an ")
-    if not of or " " in head or not head or not modifier or " of " in modifier:
-        return None
-    return f"{modifier} {head}"
-
-
 def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[str, V]:
     """`values` (by predicate id) keyed by id, then by lower-cased label, then by alias (a graph that carries
-    words only, DBpedia's `birth place` among them), then by the compound form of either (`compound_form`:
-    DBpedia's `foundation place` for `place of foundation`): a predicate's own label wins over another's alias,
-    any name over a compound form, and among aliases the lowest id's."""
+    words only, DBpedia's `birth place` among them): a predicate's own label wins over another's alias, and
+    among aliases the lowest id's."""
     by_id = sorted(values, key=lambda pid: (len(pid), pid))
     table = {pid: values[pid] for pid in by_id}
-
-    def names(info: PredicateInfo) -> tuple[str, ...]:
-        return (info.label, *info.aliases)
-
-    for named in (lambda info: (info.label,), lambda info: info.aliases,
-                  lambda info: tuple(c for name in names(info) if (c := compound_form(name)))):
+    for names in (lambda info: (info.label,), lambda info: info.aliases):
         for pid in by_id:
-            for name in named(predicates[pid]) if pid in predicates else ():
+            for name in names(predicates[pid]) if pid in predicates else ():
                 table.setdefault(name.lower(), values[pid])
     return table
 
@@ -240,9 +224,9 @@ HELD_IN_TURN = frozenset({"P54"})
 
 
 def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
-    """The ids, labels, aliases and their compound forms (lower-cased, as `by_name` keys them) of the relations
-    with one value per subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name
-    that is also another relation's label or alias stays out."""
+    """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
+    subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name that is also
+    another relation's label or alias stays out."""
     typed = {pid: info.single_valued and pid not in HELD_IN_TURN and (keep is None or pid in keep)
              for pid, info in predicates.items() if info.cardinality}
     return sorted(key for key, one in by_name(predicates, typed).items() if one)
