@@ -110,6 +110,12 @@ class KindModel:
         seen = self.known.get(label_key(value))
         return bool(set(seen) & set(self.compatible[relation])) if seen else None
 
+    def known_misfit(self, relation: str, value: str, fit: float) -> bool:
+        """Whether the facts know `value` only as the value of relations this one does not take, and its name,
+        which fits the relation at `fit`, does not read as the relation's kind more likely than not: then it is a
+        name two things bear ("Cher", a singer and a French département; "Prince")."""
+        return self.known_fit(relation, value) is False and fit < max(self.thresholds[relation], AMBIGUOUS_NAME)
+
     def known_as(self, value: str) -> tuple[tuple[str, int], ...]:
         """The relations (ids) the training facts know `value` as a value of, and how often, most first."""
         classes = sorted(self.kinds)
@@ -203,14 +209,12 @@ class ValueKinds:
             at = m.thresholds[r]
             as_object = p[m.kinds[r]].sum()
             backwards = p[m.subject_kinds[r]].sum() >= at and q[m.kinds[r]].sum() >= at
-            # What the facts know of the value outweighs what its name reads as, either way, unless its name reads
-            # as the relation's kind more likely than not: then it is a name two things bear ("Cher", a singer and
-            # a French département; "Prince").
+            # What the facts know of the value outweighs what its name reads as, either way.
             known = m.known_fit(r, triples[i].object)
-            namesake = as_object >= max(at, AMBIGUOUS_NAME)
-            if known is False and not namesake or known is None and as_object < at and not backwards:
-                found[i] = Misfit(triples[i].object, float(as_object), r,
-                                  m.known_as(triples[i].object) if known is False else ())
+            if m.known_misfit(r, triples[i].object, as_object):
+                found[i] = Misfit(triples[i].object, float(as_object), r, m.known_as(triples[i].object))
+            elif known is None and as_object < at and not backwards:
+                found[i] = Misfit(triples[i].object, float(as_object), r)
         return found
 
 

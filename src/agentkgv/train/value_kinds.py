@@ -34,7 +34,7 @@ import numpy as np
 
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
-from agentkgv.reader_agent.value_kinds import AMBIGUOUS_NAME, KindModel, kind_fit, kind_overlap, relation_softmax
+from agentkgv.reader_agent.value_kinds import KindModel, kind_fit, kind_overlap, relation_softmax
 
 
 @dataclass(frozen=True)
@@ -162,17 +162,16 @@ def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray
     # their own does not take, and whose names do not read as its kind (the rule `ValueKinds.misfits` applies).
     model = KindModel(coef, intercept, kinds, subject_kinds, thresholds, same_kind_at, compatible,
                       known_values(train, relations))
-    known_fits = [(model.known_fit(p, v), score < max(thresholds[p], AMBIGUOUS_NAME))
-                  for p, vs in held_objects.items() for v, score in zip(vs, scores[p])]
+    held_values = [(p, v, score) for p, vs in held_objects.items() for v, score in zip(vs, scores[p])]
     report = {"relations": len(relations), "facts": len(facts), "held_out_true_objects": int(len(pooled)),
               "held_out_true_flagged": round(float(np.mean(np.concatenate([s < thresholds[p] for p, s in scores.items()]))), 5),
               "worst_relation_flagged": round(max(flagged), 4) if flagged else 0.0,
               "held_out_foreign_objects": len(foreign),
               "held_out_foreign_flagged": round(float(np.mean(foreign)), 4) if foreign else 0.0,
               "same_kind_pairs": len(pairs), "same_kind_at": round(same_kind_at, 5),
-              "held_out_true_known": sum(fit is not None for fit, _ in known_fits),
-              "held_out_true_known_misfits": round(float(np.mean([fit is False and doubtful
-                                                                  for fit, doubtful in known_fits])), 5)}
+              "held_out_true_known": sum(model.known_fit(p, v) is not None for p, v, _ in held_values),
+              "held_out_true_known_misfits": round(float(np.mean([model.known_misfit(p, v, score)
+                                                                  for p, v, score in held_values])), 5)}
     return replace(model, known=known_values(facts, relations)), report
 
 
