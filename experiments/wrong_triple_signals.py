@@ -1,0 +1,381 @@
+"""Signals that might tell a wrong triple from a true one, measured before building any (BENCHMARKS.md, *Finding
+the wrong triples*: "Measured, not built"). Each counts, on the labelled sets, how many true and how many wrong
+triples a candidate rule would flag beyond what the verifier flags already; none was built, since each flags
+as many true triples as wrong ones or more.
+
+1. Value kinds from stricter centroid similarity: the value-kind model's kinds rebuilt with another
+   `max_kind_similarity` (the shipped classifier, thresholds reset as training sets them), its misfits counted.
+2. A value that reads confidently as another relation's (the classifier's top class, at or above a probability,
+   among relations whose values the relation never shares), on top of the shipped misfits.
+3. The reader asked every FactBench relation of the best cited passage of each supported triple: how often another
+   relation scores higher than the claim's own.
+4. Subject and object in one sentence (or a pronoun after a sentence naming the subject, or a page about the
+   subject) in the best cited passage of each supported triple.
+5. In the DBpedia set as a graph: an object the graph states under other predicates only, whose values this
+   predicate never shares (the known-values rule, read off the user's own graph).
+6. The value reader asked the claim's relation of each supported triple's best passage: whether one of its five
+   best spans names the object, at its shipped margin over "no answer" and at two lower ones.
+7. More graph features for the graph's P(true) (how often the object occurs, whether it is a subject too, its
+   length, the subject's triples, the words subject and object share, a predicate name of three letters or
+   fewer, the predicate's distinct values, DBpedia's raw infobox namespace): cross-validated AUC on DBpedia.
+8. FactBench's pages about a claim's subject (title or first line) with a key-value line of the claim's relation,
+   and whether the object is among the values listed there: what "a list that leaves the object out" could reach.
+
+python experiments/wrong_triple_signals.py N [ARGS]   (1: similarities, default 0.75 0.78 0.8 0.85 0.9;
+2: probabilities, default 0.5 0.6 0.7 0.8; 3 and 4: run names, default known67e (and dbpedia-67e for 4);
+5: the fewest values a predicate needs, default 20; 6: run:split pairs, default known67e:factbench_docs
+dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e)
+Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into .cache/experiments/.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+RUNS = Path(".cache/runs")
+POOLS = Path(".cache/experiments/value_kind_pools.pkl")
+
+
+def _sets():
+    """The labelled sets' triples the value kinds judge, read as claims: (triple, label, relation id)."""
+    import agentkgv.registry  # noqa: F401
+    from agentkgv.data.benchmark import load_split
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.claims import Claim, Kind
+
+    ws = Workspace()
+    sets = {"dbpedia": [(i.triple, i.label) for i in iter_dbpedia(ws.data)]}
+    for split in ("factbench_docs", "test_long_tail", "test_unseen"):
+        sets[split] = [(e.triple, e.label) for e in load_split(ws.benchmark, split)]
+    return {name: [(Claim.of(t).triple, label) for t, label in items
+                   if Claim.of(t).kind in (Kind.ENTITY, Kind.DATE, Kind.NUMBER)] for name, items in sets.items()}
+
+
+def _pools() -> dict:
+    """The value-kind training's pools of values per relation, its held-out facts, and every value's embedding."""
+    if POOLS.exists():
+        return pickle.loads(POOLS.read_bytes())
+    import agentkgv.registry  # noqa: F401
+    from agentkgv.commands.train_reader import value_kind_facts
+    from agentkgv.encoders import embed
+    from agentkgv.paths import Workspace
+    from agentkgv.train.value_kinds import ValueKindSettings, _pools as pools_of, held_out
+
+    settings = ValueKindSettings()
+    facts = value_kind_facts(Workspace())
+    counts = Counter(t.predicate_id or "" for t in facts)
+    judged = {p for p, n in counts.items() if p and n >= settings.min_facts}
+    rng = random.Random(settings.seed)
+    train = [t for t in facts if not held_out(t.subject, settings.held_out_share)]
+    held = [t for t in facts if held_out(t.subject, settings.held_out_share) and t.predicate_id in judged]
+    objects, subjects = pools_of(train, judged, "object", settings, rng), pools_of(train, judged, "subject", settings, rng)
+    every = sorted({v for pool in (objects, subjects) for values in pool.values() for v in values}
+                   | {t.object for t in held})
+    print(f"embedding {len(every)} values", flush=True)
+    found = {"relations": sorted(objects), "objects": objects, "subjects": subjects,
+             "held": [(t.subject, t.predicate_id, t.object) for t in held], "train": [(t.subject, t.predicate_id, t.object) for t in train],
+             "vectors": dict(zip(every, embed(every)))}
+    POOLS.parent.mkdir(parents=True, exist_ok=True)
+    POOLS.write_bytes(pickle.dumps(found))
+    return found
+
+
+def _shipped():
+    from agentkgv.reader_agent.value_kinds import ValueKinds, shipped_value_kinds
+
+    return ValueKinds.open(shipped_value_kinds())
+
+
+def kind_similarity() -> None:
+    """Value kinds from stricter centroid similarity: misfits on each set, by label"""
+    from agentkgv.reader_agent.value_kinds import kind_fit
+    from agentkgv.train.value_kinds import ValueKindSettings, _same_kind
+
+    vk, pools, sets = _shipped(), _pools(), _sets()
+    m, vectors, relations = vk.model, pools["vectors"], pools["relations"]
+    objects, subjects, settings = pools["objects"], pools["subjects"], ValueKindSettings()
+
+    def centroid(values: list[str]) -> np.ndarray:
+        c = np.mean([vectors[v] for v in values], axis=0)
+        return c / np.linalg.norm(c)
+    oc, sc = {p: centroid(objects[p]) for p in relations}, {p: centroid(subjects[p]) for p in relations}
+    held: dict[str, list[str]] = defaultdict(list)
+    for _, p, o in pools["held"]:
+        held[p].append(o)
+    for similarity in [float(x) for x in sys.argv[1:]] or [0.75, 0.78, 0.8, 0.85, 0.9]:
+        kinds = {p: [j for j, q in enumerate(relations) if q == p or _same_kind(
+            objects[p], objects[q], oc[p], oc[q], settings.max_shared, similarity)] for p in relations}
+        subject_at = max(similarity, settings.max_subject_kind_similarity)
+        subject_kinds = {p: [j for j, q in enumerate(relations) if _same_kind(
+            subjects[p], objects[q], sc[p], oc[q], settings.max_shared, subject_at)] for p in relations}
+        scores = {p: kind_fit(m.coef, m.intercept, np.stack([vectors[v] for v in vs]), [kinds[p]] * len(vs))
+                  for p, vs in held.items()}
+        pooled = np.sort(np.concatenate(list(scores.values())))
+        overall = float(pooled[int(settings.flag_true_share * len(pooled))])
+        thresholds = {p: min(overall, float(np.sort(scores[p])[int(settings.flag_true_share * len(scores[p]))]))
+                      if len(scores.get(p, ())) >= settings.min_held_out else overall for p in relations}
+        model = replace(vk, model=replace(m, kinds=kinds, subject_kinds=subject_kinds, thresholds=thresholds))
+        counts = {name: dict(Counter(label for (_, label), misfit in zip(items, model.misfits([t for t, _ in items]))
+                                     if misfit)) for name, items in sets.items()}
+        print(f"similarity {similarity}: pooled threshold {overall:.3f}, classes a kind {np.mean([len(k) for k in kinds.values()]):.1f};"
+              f" flagged by label (True = true triples) {counts}", flush=True)
+
+
+def confident_other() -> None:
+    """A value read confidently as another relation's, beyond the shipped misfits: flagged by label"""
+    from agentkgv.data.records import Triple
+    from agentkgv.encoders import embed
+    from agentkgv.reader_agent.value_kinds import relation_softmax
+    from agentkgv.train.value_kinds import ValueKindSettings, compatible_relations
+
+    vk, pools, sets = _shipped(), _pools(), _sets()
+    m, relations = vk.model, pools["relations"]
+    train = [Triple(s, p, o, predicate_id=p) for s, p, o in pools["train"]]
+    none = {p: np.zeros(len(relations)) for p in relations}
+    # The relations whose values each shares in the facts, with no confusion counted.
+    shared = compatible_relations(relations, train, none, none, replace(ValueKindSettings(), compatible_confusion=2.0))
+    held = pools["held"]
+    p_held = relation_softmax(m.coef, m.intercept, np.stack([pools["vectors"][o] for _, _, o in held]))
+    judged = {}
+    for name, items in sets.items():
+        items = [(t, label, r) for t, label in items if (r := vk.relation(t)) in m.kinds]
+        if items:
+            judged[name] = (items, vk.misfits([t for t, _, _ in items]),
+                            relation_softmax(m.coef, m.intercept, embed([t.object for t, _, _ in items])))
+    for at in [float(x) for x in sys.argv[1:]] or [0.5, 0.6, 0.7, 0.8]:
+        def other(relation: str, value: str, p: np.ndarray) -> bool:
+            j = int(p.argmax())
+            return p[j] >= at and j not in shared[relation] and m.known_fit(relation, value) is not True
+        flagged_held = np.mean([other(r, o, p) for (_, r, o), p in zip(held, p_held)])
+        counts = {name: dict(Counter(label for (t, label, r), misfit, p in zip(*data) if misfit is None
+                                     and other(r, t.object, p))) for name, data in judged.items()}
+        print(f"at {at}: held-out true values flagged {flagged_held:.4f}; flagged by label {counts}", flush=True)
+
+
+def _agent():
+    import agentkgv.registry  # noqa: F401
+    from agentkgv import KGVerifier
+
+    verifier = KGVerifier()
+    verifier.check("a", "b", "c")  # loads the default
+    agent = verifier._loaded
+    while not hasattr(agent, "main"):
+        agent = getattr(agent, "agent", None) or getattr(agent, "inner", None) or agent.verifier
+    return agent
+
+
+def _supported(run: str, split: str):
+    for line in (RUNS / run / f"agentkgv.{split}.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["outcome"] == "supported" and record["evidence"]:
+            yield record
+
+
+def rival_relations() -> None:
+    """The reader asked every FactBench relation of each supported triple's best passage: another scoring higher"""
+    from agentkgv.data.records import Triple
+    from agentkgv.reader_agent.claims import Claim
+
+    run = sys.argv[1] if len(sys.argv) > 1 else "known67e"
+    agent = _agent()
+    records = list(_supported(run, "factbench_docs"))
+    relations = sorted({r["triple"]["predicate"] for r in records})
+    counts: Counter = Counter()
+    for record in records:
+        t, passage = record["triple"], record["evidence"][0]
+        claim = Claim.of(Triple(t["subject"], t["predicate"], t["object"])).triple
+        scores = agent.main.reader.score([(Triple(claim.subject, p, claim.object), passage["text"], passage["title"])
+                                          for p in relations])
+        own = scores[relations.index(t["predicate"])]
+        counts[(record["gold"], bool(max(s for s, p in zip(scores, relations) if p != t["predicate"]) > own))] += 1
+    print(f"{run}, FactBench-docs supported: (label, another relation scores higher) {sorted(counts.items())}")
+
+
+def sentence_locality() -> None:
+    """Subject and object in one sentence of each supported triple's best passage, by label"""
+    import agentkgv.registry  # noqa: F401
+    from agentkgv.data.records import Triple
+    from agentkgv.reader_agent.claims import Claim
+    from agentkgv.reader_agent.form_lines import first_line
+    from agentkgv.reader_agent.reader import reader_view
+
+    pronoun = re.compile(r"\b(he|she|his|her|him|it|its|they|their)\b", re.I)
+
+    def where(t: Triple, text: str, title: str) -> str:
+        if any(reader_view(t, x).has_subject for x in (title, first_line(text))):
+            return "page about the subject"
+        units = [u for u in re.split(r"(?<=[.!?])\s+|\n+", text) if u.strip()]
+        for k, unit in enumerate(units):
+            view = reader_view(t, unit)
+            if view.has_object and view.has_subject:
+                return "one sentence"
+            if view.has_object and pronoun.search(unit) and k and reader_view(t, units[k - 1]).has_subject:
+                return "a pronoun after the subject"
+        return "apart"
+
+    runs = sys.argv[1:] or ["known67e:factbench_docs", "known67e:test_long_tail", "dbpedia-67e:iri"]
+    for spec in runs:
+        run, split = spec.split(":")
+        counts: Counter = Counter()
+        for record in _supported(run, split):
+            t, passage = record["triple"], record["evidence"][0]
+            claim = Claim.of(Triple(t["subject"], t["predicate"], t["object"])).triple
+            counts[(record["gold"], where(claim, passage["text"], passage["title"]))] += 1
+        print(f"{spec}: (label, where) {sorted(counts.items())}")
+
+
+def graph_elsewhere() -> None:
+    """The DBpedia set as a graph: an object stated under other predicates only, whose values this one never shares"""
+    from agentkgv.paths import Workspace
+
+    fewest = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    rows = [json.loads(line) for line in (Workspace().data / "dbpedia" / "facts.jsonl").read_text(encoding="utf-8").splitlines()]
+    values: dict[str, set[str]] = defaultdict(set)
+    under: dict[str, Counter] = defaultdict(Counter)
+    for r in rows:
+        values[r["predicate"]].add(r["object"])
+        under[r["object"]][r["predicate"]] += 1
+    both: Counter = Counter()
+    for predicates in under.values():
+        ps = sorted(predicates)
+        both.update((a, b) for i, a in enumerate(ps) for b in ps[i + 1:])
+
+    def overlap(p: str, q: str) -> float:
+        return both[tuple(sorted((p, q)))] / max(1, min(len(values[p]), len(values[q])))
+    counts: Counter = Counter()
+    for r in rows:
+        p, o = r["predicate"], r["object"]
+        others = {q for q in under[o] if q != p}
+        if (len(values[p]) >= fewest and others and under[o][p] == 1
+                and all(len(values[q]) >= fewest and overlap(p, q) < 0.05 for q in others)):
+            counts["true" if r["label"] else "wrong"] += 1
+    print(f"predicates of {fewest} values or more: flagged {dict(counts)}")
+
+
+def value_reader_confirms() -> None:
+    """The value reader asked the claim's relation of each supported triple's best passage: the object among its spans"""
+    from agentkgv.data.records import Triple
+    from agentkgv.reader_agent.claims import Claim, same_name
+    from agentkgv.reader_agent.reader import reader_view
+
+    agent = _agent()
+    values, shipped = agent.values, agent.values.margin
+    for spec in sys.argv[1:] or ["known67e:factbench_docs", "dbpedia-67e:iri", "known67e:test_long_tail"]:
+        records = list(_supported(*spec.split(":")))
+        claims = [Claim.of(Triple(r["triple"]["subject"], r["triple"]["predicate"], r["triple"]["object"],
+                                  predicate_id=r["triple"].get("predicate_id"))).triple for r in records]
+        asked = [(c.subject, agent.relations.label(c), r["evidence"][0]["text"], r["evidence"][0]["title"])
+                 for c, r in zip(claims, records)]
+        for margin in (shipped, -2.0, -5.0):
+            values.margin = margin
+            counts: Counter = Counter()
+            for record, claim, spans in zip(records, claims, values.read(asked, count=5)):
+                named = any(reader_view(claim, s.text).has_object or any(same_name(s.text, o) for o in claim.object_names)
+                            for s in spans)
+                counts[(record["gold"], "the object" if named else "another span" if spans else "no span")] += 1
+            print(f"{spec}, margin {margin:.2f}: (label, spans) {sorted(counts.items())}", flush=True)
+        values.margin = shipped
+
+
+def graph_features() -> None:
+    """More graph features for the graph's P(true): cross-validated AUC on DBpedia, all triples and the 400"""
+    import math
+
+    import agentkgv.registry  # noqa: F401
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    from agentkgv.core.runner import load_run
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.eval.graph_bench import LabelledGraph
+    from agentkgv.paths import Workspace
+
+    ws = Workspace()
+    documents = load_run(ws.runs / (sys.argv[1] if len(sys.argv) > 1 else "dbpedia-67e") / "agentkgv.iri.jsonl")
+    items = list(iter_dbpedia(ws.data))
+    graph = LabelledGraph.of(items, "dbpedia")
+    rows, labels, triples = graph.rows(documents), graph.labels(), graph.triples
+    objects = Counter(t.object.value for t in triples)
+    subjects = Counter(t.subject.value for t in triples)
+    pairs = Counter((t.object.value, t.predicate) for t in triples)
+    distinct: dict[str, set[str]] = defaultdict(set)
+    for t in triples:
+        distinct[t.predicate].add(t.object.value)
+    sizes = Counter(t.predicate for t in triples)
+
+    def name(value: str) -> str:
+        return (value.rsplit("/", 1)[-1] if value.startswith("http") else value).replace("_", " ")
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"\w+", text.lower()))
+    extra = np.array([[
+        math.log1p(objects[t.object.value]) / 5, float(t.object.value in subjects), math.log1p(len(name(t.object.value))) / 5,
+        min(len(name(t.object.value).split()), 10) / 10, math.log1p(subjects[t.subject.value]) / 5,
+        len(words(name(t.subject.value)) & words(name(t.object.value))) / max(1, len(words(name(t.subject.value)) | words(name(t.object.value)))),
+        float(len(t.predicate.rsplit("/", 1)[-1].rsplit("#", 1)[-1]) <= 3), len(distinct[t.predicate]) / sizes[t.predicate],
+        math.log1p(pairs[(t.object.value, t.predicate)]) / 5, float("/property/" in t.predicate)] for t in triples])
+    names = ["object's triples", "object is a subject", "object's length", "object's words", "subject's triples",
+             "words shared", "predicate of <= 3 letters", "predicate's distinct values", "object's triples of the predicate",
+             "DBpedia raw infobox key"]
+    read = np.array([item.id in documents for item in items])
+
+    def cross_validated(x: np.ndarray) -> str:
+        p = np.zeros(len(labels))
+        for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(x, labels):
+            p[test] = LogisticRegression(max_iter=3000).fit(x[train], labels[train]).predict_proba(x[test])[:, 1]
+        return f"all {roc_auc_score(labels, p):.3f}, the 400 {roc_auc_score(labels[read], p[read]):.3f}"
+    print("the shipped features:", cross_validated(rows))
+    print("with all of them:", cross_validated(np.hstack([rows, extra])))
+    print("with all but DBpedia's namespace:", cross_validated(np.hstack([rows, extra[:, :-1]])))
+    for i, feature in enumerate(names):
+        print(f"  + {feature}:", cross_validated(np.hstack([rows, extra[:, [i]]])))
+
+
+def listed_values() -> None:
+    """FactBench's pages about each claim's subject with a key-value line of its relation: the object listed or not"""
+    import agentkgv.registry  # noqa: F401
+    from agentkgv.data.benchmark import load_split
+    from agentkgv.data.factbench import iter_factbench_passages
+    from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.claims import Claim, same_name
+    from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
+    from agentkgv.reader_agent.reader import reader_view
+    from agentkgv.reader_agent.relation_facts import RelationFacts
+
+    ws = Workspace()
+    relations = RelationFacts.load(ws.data, cache=ws.cache)
+    passages = list(iter_factbench_passages(ws.data))
+    counts: Counter = Counter()
+    for example in load_split(ws.benchmark, "factbench_docs"):
+        claim = Claim.of(example.triple).triple
+        listed = [value for p in passages if any(reader_view(claim, x).has_subject for x in (p.title, first_line(p.text)))
+                  for value in stated_in_lines(relations.names_of(claim), p.text)]
+        items = [x.strip() for value in listed for x in re.split(r",|;| and |/", value) if x.strip()]
+        named = any(reader_view(claim, x).has_object or any(same_name(x, o) for o in claim.object_names) for x in items)
+        counts[(example.label, "no such line" if not listed else "listed" if named else "not listed")] += 1
+    print(f"FactBench-docs claims: (label, the object on its subject's key-value lines) {sorted(counts.items())}")
+
+
+MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
+                value_reader_confirms, graph_features, listed_values]
+
+
+def main() -> None:
+    from _menu import run_menu  # experiments/ is on the path when a file here runs as a script
+
+    run_menu(MEASUREMENTS)
+
+
+if __name__ == "__main__":
+    main()
