@@ -194,6 +194,26 @@ def test_the_documents_verdict_stands_where_the_graph_has_no_finding_on_the_trip
     assert not floor.p_true_by_graph and floor.documents_p_true == 0.9  # not a P(true) `learn` may refit from
 
 
+def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_several():
+    # Bands with genres, a third of them with two: another genre a passage states is no contradiction in this graph.
+    genres = ["rock", "jazz", "disco", "house", "ambient", "new age"]
+    graph = [GraphTriple(Term("iri", f"{EX}Band_{n}"), f"{EX}genre", Term("iri", f"{EX}{genres[n % 6]}")) for n in range(30)]
+    graph += [GraphTriple(Term("iri", f"{EX}Band_{n}"), f"{EX}genre", Term("iri", f"{EX}{genres[(n + 1) % 6]}"))
+              for n in range(0, 30, 3)]
+    checker = open_graph(GraphSettings(), graph, "bands").checker
+    claim = Triple("Band 4", "genre", "ambient", rdf=RdfTerms(f"<{EX}Band_4>", f"<{EX}genre>", f"<{EX}ambient>"))
+    contradicted = Verdict("t", claim, False, "agentkgv", confidence=0.98, p_true=0.02, outcome=Finding.CONTRADICTED.value,
+                           stated_instead="disco")
+    composed = compose(contradicted, checker)
+    assert composed.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and composed.documents_outcome == Finding.CONTRADICTED.value
+    assert composed.verdict is None and composed.undecided and composed.stated_instead == "disco"
+    assert "'disco'" in composed.reason and "10 of this predicate's 30 subjects" in composed.reason
+    assert composed.p_true_by_graph and composed.p_true != 0.02 and composed.confidence == max(composed.p_true, 1 - composed.p_true)
+    # One value each, and the contradiction stands (as for the spouses above).
+    single = open_graph(GraphSettings(), graph[:30], "bands").checker
+    assert compose(contradicted, single).outcome == Finding.CONTRADICTED.value
+
+
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():
     small = [claim_triple(Triple(f"Town {n}", "population", f"{n + 2},000,000")) for n in range(5)]
     checker = open_graph(GraphSettings(), small, "small").checker

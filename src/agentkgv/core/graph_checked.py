@@ -13,6 +13,10 @@ would put a small graph's supported population under 0.5 on DBpedia's share of w
   better than the documents' own P(true) on DBpedia's pages and on FactBench's (BENCHMARKS.md). A finding gives
   the P(true) of both, and where that is on the other side of 0.5 from their verdict, the triple goes to review
   (no verdict, the documents' outcome kept, the graph's reason given).
+- A contradiction (another value stated) of a predicate the graph itself gives many subjects several values of
+  (`GraphChecker.several_values`) does not stand: another genre, another capital over time or a city's borough
+  for its city states nothing against the triple's value in such a graph. The documents' outcome is kept beside
+  it, and the triple is read as one they were silent on.
 - Where they did not: the graph contradicts a triple that a strong finding is against, or whose P(true) falls
   below `GRAPH_FALSE_BELOW` where it knows the triple. The verdict is then false, its outcome "contradicted by
   the graph", its reason the finding's (or, for a low P(true), what lowered it most), and the documents' own
@@ -38,6 +42,12 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     """The verdict with what the graph says of its triple."""
     triple = claim_triple(verdict.triple)
     findings = checker.findings(triple)
+    several = checker.several_values(triple.predicate) if verdict.finding == Finding.CONTRADICTED.value else None
+    if several is not None:
+        verdict = replace(verdict, verdict=None, undecided=True, confidence=None, p_true=None,
+                          outcome=Finding.NOT_ENOUGH_EVIDENCE.value, documents_outcome=Finding.CONTRADICTED.value,
+                          reason=f"the documents state {verdict.stated_instead!r} instead, but {several}: another "
+                                 f"value contradicts nothing here")
     # The graph's P(true) counts only where the graph has something to say of this triple: a finding, a predicate
     # it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a real
     # graph's, not necessarily this one's.
@@ -57,7 +67,8 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     p = max(p, 0.5) if ranked else p
     composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=given,
                        documents_p_true=None if side is None else side.p_true,
-                       confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
+                       confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None
+                       else max(p, 1 - p) if verdict.confidence is None else verdict.confidence)
     if ranked:
         return composed
     if decided:
@@ -77,7 +88,7 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     reason = (strong[0].reason if strong else
               f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, side)}")
     return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
-                   documents_outcome=verdict.outcome, reason=reason)
+                   documents_outcome=verdict.documents_outcome or verdict.outcome, reason=reason)
 
 
 def as_reviewed(verdict: Verdict, label: bool) -> Reviewed:

@@ -17,6 +17,13 @@ from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, featu
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict, build_profile
 from agentkgv.graph.shapes import shape_findings
 
+# The share of a predicate's subjects (of MIN_SUPPORT or more) that the graph gives several values of, from which
+# the predicate takes several in this graph whatever its name says elsewhere: DBpedia's `genre` (24% of its
+# subjects there), `capital` (28%: a state's capitals over time) and `deathPlace` (30%: a city and its borough).
+# A second value then states nothing against the first. Below it, a second value is more likely an error
+# (`SecondValue` flags one where 95% of subjects have one).
+MANY_VALUES_SHARE = 0.2
+
 
 class GraphChecker:
     """`profile`: the graph's (or a larger graph's, the triples being a sample of it); `triples`: the graph
@@ -45,6 +52,16 @@ class GraphChecker:
         the profile holds enough of its triples."""
         counts = self.profile.predicates.get(predicate)
         return predicate in self.prior.offsets or (counts is not None and counts.triples >= MIN_SUPPORT)
+
+    def several_values(self, predicate: str) -> str | None:
+        """Where the graph gives enough of the predicate's subjects several values of it, how many, in words."""
+        counts = self.profile.predicates.get(predicate)
+        if counts is None or counts.subjects < MIN_SUPPORT:
+            return None
+        several = counts.subjects - counts.one_value_subjects
+        if several < MANY_VALUES_SHARE * counts.subjects:
+            return None
+        return f"the graph gives {several} of this predicate's {counts.subjects} subjects more than one value"
 
     def findings(self, triple: GraphTriple) -> list[GraphFinding]:
         return self.evidence.findings(triple) + self.shapes.get(triple, [])
