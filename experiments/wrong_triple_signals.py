@@ -1,5 +1,5 @@
 """Signals that might tell a wrong triple from a true one, measured before building any (BENCHMARKS.md, *Finding
-the wrong triples*: "Measured, not built"). Each counts, on the labelled sets, how many true and how many wrong
+the wrong triples*: "eight more signals measured, none built"). Each counts, on the labelled sets, how many true and how many wrong
 triples a candidate rule would flag beyond what the verifier flags already; none was built, since each flags
 as many true triples as wrong ones or more.
 
@@ -22,10 +22,11 @@ as many true triples as wrong ones or more.
    and whether the object is among the values listed there: what "a list that leaves the object out" could reach.
 
 python experiments/wrong_triple_signals.py N [ARGS]   (1: similarities, default 0.75 0.78 0.8 0.85 0.9;
-2: probabilities, default 0.5 0.6 0.7 0.8; 3 and 4: run names, default known67e (and dbpedia-67e for 4);
+2: probabilities, default 0.5 0.6 0.7 0.8; 3: the run, default known67e; 4: run:split pairs, default
+known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 5: the fewest values a predicate needs, default 20; 6: run:split pairs, default known67e:factbench_docs
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e)
-Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into .cache/experiments/.
+Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
 from __future__ import annotations
@@ -37,16 +38,12 @@ import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
-RUNS = Path(".cache/runs")
-POOLS = Path(".cache/experiments/value_kind_pools.pkl")
-
 
 def _sets():
-    """The labelled sets' triples the value kinds judge, read as claims: (triple, label, relation id)."""
+    """The labelled sets' triples the value kinds judge, read as claims: (triple, label)."""
     import agentkgv.registry  # noqa: F401
     from agentkgv.data.benchmark import load_split
     from agentkgv.data.dbpedia import iter_dbpedia
@@ -63,12 +60,14 @@ def _sets():
 
 def _pools() -> dict:
     """The value-kind training's pools of values per relation, its held-out facts, and every value's embedding."""
-    if POOLS.exists():
-        return pickle.loads(POOLS.read_bytes())
     import agentkgv.registry  # noqa: F401
+    from agentkgv.paths import Workspace
+
+    saved = Workspace().cache / "experiments" / "value_kind_pools.pkl"
+    if saved.exists():
+        return pickle.loads(saved.read_bytes())
     from agentkgv.commands.train_reader import value_kind_facts
     from agentkgv.encoders import embed
-    from agentkgv.paths import Workspace
     from agentkgv.train.value_kinds import ValueKindSettings, _pools as pools_of, held_out
 
     settings = ValueKindSettings()
@@ -85,8 +84,8 @@ def _pools() -> dict:
     found = {"relations": sorted(objects), "objects": objects, "subjects": subjects,
              "held": [(t.subject, t.predicate_id, t.object) for t in held], "train": [(t.subject, t.predicate_id, t.object) for t in train],
              "vectors": dict(zip(every, embed(every)))}
-    POOLS.parent.mkdir(parents=True, exist_ok=True)
-    POOLS.write_bytes(pickle.dumps(found))
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_bytes(pickle.dumps(found))
     return found
 
 
@@ -175,7 +174,9 @@ def _agent():
 
 
 def _supported(run: str, split: str):
-    for line in (RUNS / run / f"agentkgv.{split}.jsonl").read_text(encoding="utf-8").splitlines():
+    from agentkgv.paths import Workspace
+
+    for line in (Workspace().runs / run / f"agentkgv.{split}.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         if record["outcome"] == "supported" and record["evidence"]:
             yield record
