@@ -209,9 +209,16 @@ def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_s
     assert composed.verdict is None and composed.undecided and composed.stated_instead == "disco"
     assert "'disco'" in composed.reason and "10 of this predicate's 30 subjects" in composed.reason
     assert composed.p_true_by_graph and composed.p_true != 0.02 and composed.confidence == max(composed.p_true, 1 - composed.p_true)
+    # Where the graph then calls it false, its reason says what the documents stated too.
+    low = compose(contradicted, checker, false_below=0.99)
+    assert low.outcome == Finding.GRAPH_CONTRADICTED.value and low.documents_outcome == Finding.CONTRADICTED.value
+    assert low.stated_instead == "disco" and "'disco'" in low.reason and low.confidence == 1 - low.p_true
     # One value each, and the contradiction stands (as for the spouses above).
     single = open_graph(GraphSettings(), graph[:30], "bands").checker
     assert compose(contradicted, single).outcome == Finding.CONTRADICTED.value
+    # A verdict with no confidence of its own keeps none.
+    unchecked = Verdict("t", claim, None, "agentkgv", outcome=Finding.NOT_CHECKABLE.value)
+    assert compose(unchecked, checker).confidence is None
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

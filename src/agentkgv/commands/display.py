@@ -16,7 +16,7 @@ from rich.table import Table
 
 from agentkgv.commands.verify import EvalResult, Hooks
 from agentkgv.commands.graph import ProfileResult
-from agentkgv.core.verdict import Verdict
+from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.benchmark import SplitStats
 from agentkgv.eval.compare import Comparison
 from agentkgv.eval.report import HEADERS, markdown_table, row_cells
@@ -169,8 +169,8 @@ def verdict_word(v: Verdict) -> str:
 
 
 def show_check(verdict: Verdict) -> None:
-    finding = verdict.finding + (f": {verdict.stated_instead}" if verdict.stated_instead else
-                                 f": {verdict.reason}" if verdict.reason else "")
+    stated = verdict.stated_instead if verdict.finding == Finding.CONTRADICTED.value else None
+    finding = verdict.finding + (f": {stated}" if stated else f": {verdict.reason}" if verdict.reason else "")
     print_table(verdict.triple.verbalize(), ["Verdict", "The documents", "P(true)", "Confidence", "Searches"],
                 [[verdict_word(verdict), finding, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",
                   "-" if verdict.confidence is None else f"{verdict.confidence:.3f}", str(verdict.search_calls)]])

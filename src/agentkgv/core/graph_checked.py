@@ -42,12 +42,14 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     """The verdict with what the graph says of its triple."""
     triple = claim_triple(verdict.triple)
     findings = checker.findings(triple)
-    several = checker.several_values(triple.predicate) if verdict.finding == Finding.CONTRADICTED.value else None
-    if several is not None:
-        verdict = replace(verdict, verdict=None, undecided=True, confidence=None, p_true=None,
-                          outcome=Finding.NOT_ENOUGH_EVIDENCE.value, documents_outcome=Finding.CONTRADICTED.value,
-                          reason=f"the documents state {verdict.stated_instead!r} instead, but {several}: another "
-                                 f"value contradicts nothing here")
+    voided = as_read(verdict, checker)
+    if voided is not verdict:
+        composed = compose(voided, checker, false_below)
+        # It is a triple the documents were silent on now: its confidence is the graph's, and where the graph calls
+        # it false, the reason says what the documents stated too.
+        if composed.verdict is None:
+            return replace(composed, confidence=None if composed.p_true is None else max(composed.p_true, 1 - composed.p_true))
+        return replace(composed, reason=f"{composed.reason} ({voided.reason})")
     # The graph's P(true) counts only where the graph has something to say of this triple: a finding, a predicate
     # it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a real
     # graph's, not necessarily this one's.
@@ -67,8 +69,7 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
     p = max(p, 0.5) if ranked else p
     composed = replace(verdict, graph=findings, p_true=p, p_true_by_graph=given,
                        documents_p_true=None if side is None else side.p_true,
-                       confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None
-                       else max(p, 1 - p) if verdict.confidence is None else verdict.confidence)
+                       confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
     if ranked:
         return composed
     if decided:
@@ -89,6 +90,22 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
               f"the graph puts P(true) at {p:.2f}: {checker.lowered_by(triple, findings, side)}")
     return replace(composed, verdict=False, undecided=False, confidence=1 - p, outcome=Finding.GRAPH_CONTRADICTED.value,
                    documents_outcome=verdict.documents_outcome or verdict.outcome, reason=reason)
+
+
+def as_read(verdict: Verdict, checker: GraphChecker) -> Verdict:
+    """The documents' verdict as the graph reads it: a contradiction of a predicate the graph gives many subjects
+    several values of (`GraphChecker.several_values`) is a triple they were silent on, their outcome and the value
+    they stated kept beside it. Any other verdict as it is. What the graph prior is fitted on (eval/graph_bench.py)
+    and what it scores."""
+    if verdict.finding != Finding.CONTRADICTED.value:
+        return verdict
+    several = checker.several_values(claim_triple(verdict.triple).predicate)
+    if several is None:
+        return verdict
+    stated = f"state {verdict.stated_instead!r} instead" if verdict.stated_instead else "state another value"
+    return replace(verdict, verdict=None, undecided=True, confidence=None, p_true=None,
+                   outcome=Finding.NOT_ENOUGH_EVIDENCE.value, documents_outcome=Finding.CONTRADICTED.value,
+                   reason=f"the documents {stated}, but {several}: another value contradicts nothing here")
 
 
 def as_reviewed(verdict: Verdict, label: bool) -> Reviewed:

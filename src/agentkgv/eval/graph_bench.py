@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, as_reviewed, compose, documents_side
+from agentkgv.core.graph_checked import GRAPH_FALSE_BELOW, as_read, as_reviewed, compose, documents_side
 from agentkgv.core.verdict import Finding, Verdict
 from agentkgv.data.records import LabeledTriple
 from agentkgv.graph.checker import GraphChecker
@@ -37,7 +37,8 @@ class LabelledGraph:
                                                                                              fitted_on="nothing")))
 
     def rows(self, documents: dict[str, Verdict]) -> np.ndarray:
-        return np.array([self.checker.row(triple, documents_side(documents[item.id]) if item.id in documents else None)
+        return np.array([self.checker.row(triple, documents_side(as_read(documents[item.id], self.checker))
+                                          if item.id in documents else None)
                          for item, triple in zip(self.items, self.triples)])
 
     def labels(self) -> np.ndarray:
