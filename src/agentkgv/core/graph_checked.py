@@ -40,8 +40,6 @@ DOCUMENTS_DECIDE = frozenset({Finding.SUPPORTED.value, Finding.CONTRADICTED.valu
 
 def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_FALSE_BELOW) -> Verdict:
     """The verdict with what the graph says of its triple."""
-    triple = claim_triple(verdict.triple)
-    findings = checker.findings(triple)
     voided = as_read(verdict, checker)
     if voided is not verdict:
         composed = compose(voided, checker, false_below)
@@ -50,6 +48,8 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
         if composed.verdict is None:
             return replace(composed, confidence=None if composed.p_true is None else max(composed.p_true, 1 - composed.p_true))
         return replace(composed, reason=f"{composed.reason} ({voided.reason})")
+    triple = claim_triple(verdict.triple)
+    findings = checker.findings(triple)
     # The graph's P(true) counts only where the graph has something to say of this triple: a finding, a predicate
     # it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a real
     # graph's, not necessarily this one's.
