@@ -39,6 +39,21 @@ def test_predicate_p19_has_label_aliases_and_paraphrases(predicates):
     assert p19.label not in p19.paraphrases()
 
 
+def test_a_predicate_named_in_words_or_by_an_id_of_its_own_finds_its_paraphrase(predicates):
+    from agentkgv.core.combinations import compose_query, paraphrases_of
+    from agentkgv.data.predicates import paraphrase_table
+    from agentkgv.data.records import Triple
+
+    table = paraphrase_table(predicates)
+    # The words a passage states the relation with come first: a search for "X birthplace" finds few statements.
+    assert paraphrases_of(table, Triple("Ada Vell", "place of birth", "Lembrook", predicate_id="P19"))[0] == "was born in"
+    # FactBench's and DBpedia's names: an id of their own, and the predicate in words, an alias of P19's.
+    dbpedia = Triple("Ada Vell", "birth place", "Lembrook", predicate_id="birthPlace")
+    assert paraphrases_of(table, dbpedia) == paraphrases_of(table, Triple("Ada Vell", "place of birth", "Lembrook"))
+    assert compose_query(dbpedia, "s,p'", paraphrases_of(table, dbpedia)[0]) == "Ada Vell was born in"
+    assert paraphrases_of(table, Triple("Ada Vell", "favourite colour", "green", predicate_id="favColour")) == []
+
+
 def test_the_shipped_predicate_table_is_the_data_folders_without_x_factr(data, tmp_path):
     shipped = shipped_predicates()
     assert shipped == shippable(data)  # `agentkgv build-predicates` rewrites it

@@ -18,8 +18,12 @@ COMBINATIONS: dict[str, tuple[str, ...]] = {
 
 
 def paraphrases_of(table: dict[str, list[str]], triple: Triple) -> list[str]:
-    """p' candidates for a triple: by predicate id, else by label (user graphs often carry labels only)."""
-    return list(table.get(triple.predicate_id or triple.predicate, []))
+    """p' candidates for a triple: by predicate id, else by its lower-cased label (a user's graph often carries
+    words only, or ids of its own: FactBench's `birthPlace`, read as `birth place`)."""
+    for key in (triple.predicate_id, triple.predicate.lower()):
+        if key and key in table:
+            return list(table[key])
+    return []
 
 
 def compose_query(triple: Triple, combination: str, paraphrase: str | None = None) -> str:

@@ -46,11 +46,14 @@ class PredicateInfo:
     def single_valued(self) -> bool:
         return self.cardinality in ("N-1", "1-1")
 
-    def paraphrases(self) -> list[str]:
-        """Surface forms other than the label: aliases first, then template verb phrases; no repeats."""
+    def paraphrases(self, statements_first: bool = False) -> list[str]:
+        """Surface forms other than the label: aliases first, then template verb phrases; no repeats. With
+        `statements_first`, the verb phrases first: the words a passage states the relation with (`was born in`),
+        which a search for its statements needs more than another name for it (`birthplace`)."""
         seen = {self.label.lower()}
         out = []
-        for phrase in (*self.aliases, *(template_phrase(t) for t in self.templates)):
+        verbs = tuple(template_phrase(t) for t in self.templates)
+        for phrase in (*verbs, *self.aliases) if statements_first else (*self.aliases, *verbs):
             if phrase and phrase.lower() not in seen:
                 seen.add(phrase.lower())
                 out.append(phrase)
@@ -208,13 +211,10 @@ def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[
 
 
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
-    """p' candidates by predicate id and by lower-cased label (user graphs often carry labels only)."""
-    table: dict[str, list[str]] = {}
-    for pid, info in predicates.items():
-        phrases = info.paraphrases()[:limit]
-        table[pid] = phrases
-        table.setdefault(info.label, phrases)
-    return table
+    """p' candidates, the words that state the relation first, keyed as `by_name` keys: by id, lower-cased label
+    and alias, since a user's graph often names its predicates in words, DBpedia's among them (`birth place`)."""
+    return by_name(predicates, {pid: info.paraphrases(statements_first=True)[:limit]
+                                for pid, info in predicates.items()})
 
 
 # Relations X-FACTR types as one object per subject (it reads LAMA, which keeps one object of each) whose values a

@@ -2,8 +2,10 @@
 passage supports the triple or the search budget is spent, then a calibrated verdict.
 
 Each turn runs one query of the combination table (paper appendix A) that no earlier turn asked, in the
-order `s,p,o`, `s`, `s,p',o`, `s,p'`, `s,p`: the full triple first, then the subject alone (the evidence
-may name the predicate and object otherwise), then the predicate's paraphrase. The reader scores every
+order `s,p,o`, `s`, `s,p'`, `s,p',o`, `s,p`: the full triple first, then the subject alone (the evidence
+may name the predicate and object otherwise), then the subject with the words that state the relation
+(`Janet Jackson was born in`), which finds the sentence giving the value the documents hold, whichever it is,
+without the claimed object pulling in pages that merely name it. The reader scores every
 new passage against the triple; the best score over all turns, with whether a passage named both the
 subject and the object and the best score among those, is the evidence for it (reader_agent/calibration.py), and
 the calibration turns it into P(true). After each search the stop policy (reader_agent/stopping.py) decides whether

@@ -12,7 +12,7 @@ from agentkgv.data.settings import Settings
 from agentkgv.reader_agent.absence import DEFAULT_COVERAGE
 from agentkgv.reader_agent.runtime import Runtime
 
-QUERY_ORDER = ("s,p,o", "s", "s,p',o", "s,p'", "s,p")
+QUERY_ORDER = ("s,p,o", "s", "s,p'", "s,p',o", "s,p")
 
 
 class ReadingConfig(Settings):
