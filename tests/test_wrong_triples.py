@@ -171,3 +171,14 @@ def test_a_value_written_before_the_subject_is_read_by_the_words_after_it(tmp_pa
     agent = agent_over(pages, tmp_path)
     died = verify(agent, "Orrin Quayle", "place of death", "Holmsby")
     assert died.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and died.stated_instead is None
+
+
+def test_a_place_written_with_its_region_in_a_birth_clause_gives_no_place_of_death(tmp_path):
+    # "born in Nogales, Arizona": the clause that leads to "Arizona" is the birth's, though a comma stands between.
+    pages = [Passage("p0", "Ansel Brightwater, born in Lembrook, Harrowshire on 12 March 1931, was a virtuoso painter "
+                           "of harbours, a teacher and an occasional sculptor.", "Ansel Brightwater")]
+    agent = agent_over(pages, tmp_path)
+    verdict = verify(agent, "Ansel Brightwater", "death place", "Varnholm")
+    assert verdict.outcome != Finding.CONTRADICTED.value and verdict.stated_instead is None
+    born = verify(agent, "Ansel Brightwater", "birth place", "Varnholm")
+    assert born.outcome == Finding.CONTRADICTED.value and born.stated_instead is not None

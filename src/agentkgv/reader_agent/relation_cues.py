@@ -103,6 +103,11 @@ _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
 
 
+def _names_only(clause: str) -> bool:
+    """Whether no word of `clause` starts in lower case: names, numbers and initials ("1874 Palazzo Marescalchi")."""
+    return not any(word[0].islower() for word in clause.split())
+
+
 @dataclass(frozen=True)
 class RelationCues:
     # Cue stems and rivals by relation key (id, label, alias, lower-cased, as `by_name` keys them).
@@ -139,11 +144,14 @@ class RelationCues:
 
     def leads_to_rival(self, triple: Triple, before: str) -> bool:
         """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
-        holds a cue of a rival relation and none of the triple's: "Ada was born in" leads to no place of death."""
+        holds a cue of a rival relation and none of the triple's: "Ada was born in" leads to no place of death. A
+        clause of names alone is part of the value's own name: in "born in Nogales, Arizona" the clause that leads to
+        Arizona is "born in Nogales"."""
         key = self._key(triple)
         if key is None:
             return False
-        clause = _CLAUSE.split(_SENTENCE_END.split(before)[-1])[-1]
+        clauses = _CLAUSE.split(_SENTENCE_END.split(before)[-1])
+        clause = next((c for c in reversed(clauses) if not _names_only(c)), "")
         words = set(_STEMMER.stemWords(folded_words(clause)))
         return self._rival_only(key, words)
 
