@@ -342,6 +342,17 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
 
 
+def test_the_clause_that_leads_to_a_value_passes_over_the_rest_of_its_name():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    death = Triple("Ada Vance", "place of death", "Lund")
+    # "Norrland" follows "Lund, ": the clause before it is the birth's, not the empty one after the comma.
+    assert cues.leads_to_rival(death, "Ada Vance, born in Lund, ")
+    assert cues.leads_to_rival(death, "Ada Vance Born 25 April 1874 ")  # a cue written with a capital is no name
+    assert not cues.leads_to_rival(death, "Ada Vance, born in Lund, Norrland – Died ")
+    assert not cues.leads_to_rival(death, "Ada Vance, who died in Lund, ")
+    assert not cues.leads_to_rival(death, "Ada Vance Olsen, ")  # names alone: nothing leads to the value
+
+
 def test_key_value_lines_give_the_value_of_the_relation_their_key_names():
     page = ("AKA Orla Wren Penhallow\nBirthplace: Tessaby\nLocation of death: Kelvercombe, Elderland [1]\n"
             "Husband: Edwin Marsh (m. 1950-1961)\nDied in Kelvercombe after a long illness: a story the town tells")

@@ -6,6 +6,7 @@ query; the retrieval benchmark measures recall of each.
 
 from __future__ import annotations
 
+from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
 
 COMBINATIONS: dict[str, tuple[str, ...]] = {
@@ -20,10 +21,7 @@ COMBINATIONS: dict[str, tuple[str, ...]] = {
 def paraphrases_of(table: dict[str, list[str]], triple: Triple) -> list[str]:
     """p' candidates for a triple: by predicate id, else by its lower-cased label (a user's graph often carries
     words only, or ids of its own: FactBench's `birthPlace`, read as `birth place`)."""
-    for key in (triple.predicate_id, triple.predicate.lower()):
-        if key and key in table:
-            return list(table[key])
-    return []
+    return list(by_predicate(table, triple, []))
 
 
 def compose_query(triple: Triple, combination: str, paraphrase: str | None = None) -> str:

@@ -16,6 +16,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TypeVar
 
 import gzip
@@ -24,6 +25,8 @@ from importlib import resources
 
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json, read_jsonl
+from agentkgv.data.records import Triple
+from agentkgv.data.text import FUNCTION_WORDS
 
 PROPERTIES = Path("properties")
 SHIPPED_FILE = "predicates.json.gz"
@@ -53,6 +56,10 @@ class PredicateInfo:
         seen = {self.label.lower()}
         out = []
         verbs = tuple(template_phrase(t) for t in self.templates)
+        if statements_first:
+            # A template that leads with the relation's noun ("The native language of [X] is [Y].") leaves only
+            # function words ("is"), which search for nothing but the subject.
+            verbs = tuple(v for v in verbs if not set(v.lower().split()) <= FUNCTION_WORDS)
         for phrase in (*verbs, *self.aliases) if statements_first else (*self.aliases, *verbs):
             if phrase and phrase.lower() not in seen:
                 seen.add(phrase.lower())
@@ -210,11 +217,18 @@ def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[
     return table
 
 
+def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
+    """The triple's entry in a table keyed as `by_name` keys it: by id, else by its lower-cased words, else
+    `default`."""
+    key = triple.predicate_id if triple.predicate_id in table else triple.predicate.lower()
+    return table.get(key, default)
+
+
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
     """p' candidates, the words that state the relation first, keyed as `by_name` keys: by id, lower-cased label
     and alias, since a user's graph often names its predicates in words, DBpedia's among them (`birth place`)."""
-    return by_name(predicates, {pid: info.paraphrases(statements_first=True)[:limit]
-                                for pid, info in predicates.items()})
+    phrases = {pid: info.paraphrases(statements_first=True)[:limit] for pid, info in predicates.items()}
+    return by_name(predicates, {pid: found for pid, found in phrases.items() if found})
 
 
 # Relations X-FACTR types as one object per subject (it reads LAMA, which keeps one object of each) whose values a

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
 from agentkgv.reader_agent.calibration import Calibration, Evidence
-from agentkgv.reader_agent.reader import Reader, by_predicate
+from agentkgv.reader_agent.reader import Reader
 from agentkgv.reader_agent.stopping import SearchState, SettledRule, StopPolicy
 
 

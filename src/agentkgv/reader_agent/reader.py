@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 
 from agentkgv.core.evidence_view import PassageView, view_passage
 from agentkgv.cpu import native_bf16
 from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
 from agentkgv.encoders import MINILM_BASE, base_model_path, transformers_quiet
 from agentkgv.paths import cache_dir
@@ -33,7 +34,6 @@ from agentkgv.reader_agent.runtime import OnnxReaderNetwork, Runtime, onnxruntim
 # cross-encoder of 128 tokens reads it whole.
 READER_WORDS = 40
 MAX_TOKENS = 128
-V = TypeVar("V")
 
 
 def claim_text(triple: Triple, gloss: str = "") -> str:
@@ -41,13 +41,6 @@ def claim_text(triple: Triple, gloss: str = "") -> str:
     never trained on by its meaning rather than its name."""
     predicate = f"{triple.predicate} ({gloss})" if gloss else triple.predicate
     return f"{triple.subject} | {predicate} | {triple.object}"
-
-
-def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
-    """The triple's entry in a table keyed by predicate id and by lower-cased words (data/predicates.by_name):
-    by id, else by its words, else `default`."""
-    key = triple.predicate_id if triple.predicate_id in table else triple.predicate.lower()
-    return table.get(key, default)
 
 
 def gloss_of(glosses: dict[str, str], triple: Triple) -> str:

@@ -105,7 +105,7 @@ _SENTENCE_END = re.compile(r"[.!?]\s|\n")
 
 def _names_only(clause: str) -> bool:
     """Whether no word of `clause` starts in lower case: names, numbers and initials ("1874 Palazzo Marescalchi")."""
-    return not any(word[0].islower() for word in clause.split())
+    return not any(next((c for c in word if c.isalpha()), "").islower() for word in clause.split())
 
 
 @dataclass(frozen=True)
@@ -150,10 +150,13 @@ class RelationCues:
         key = self._key(triple)
         if key is None:
             return False
-        clauses = _CLAUSE.split(_SENTENCE_END.split(before)[-1])
-        clause = next((c for c in reversed(clauses) if not _names_only(c)), "")
-        words = set(_STEMMER.stemWords(folded_words(clause)))
-        return self._rival_only(key, words)
+        cues = self.cues[key].union(*self.rivals.get(key, ()))
+        for clause in reversed(_CLAUSE.split(_SENTENCE_END.split(before)[-1])):
+            words = set(_STEMMER.stemWords(folded_words(clause)))
+            # A clause of names alone is the value's own name's part, unless it holds a cue ("Born 25 April 1874").
+            if not _names_only(clause) or words & cues:
+                return self._rival_only(key, words)
+        return False
 
     def leads_back_to_rival(self, triple: Triple, after: str) -> bool:
         """Whether the words after a value (`after`, the text from its end) that lead to the subject's name, within
