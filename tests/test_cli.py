@@ -305,3 +305,21 @@ def test_help_lists_a_users_commands_and_groups_the_projects_own():
     assert "--form" in runner.invoke(app, ["bench", "dbpedia", "--help"], terminal_width=80).output
     assert "--form" in runner.invoke(app, ["bench-dbpedia", "--help"], terminal_width=80).output
     assert "│ reader " in runner.invoke(app, ["train", "--help"], terminal_width=80).output
+
+
+def test_a_benchmark_run_without_the_data_folders_relation_tables_says_its_figures_differ(tmp_path, data):
+    from agentkgv.commands.build import Hooks, ensure_benchmark
+    from agentkgv.data.aliases import ALIAS_FILE
+    from agentkgv.data.benchmark import SPLITS
+    from agentkgv.paths import Workspace
+
+    notes: list[str] = []
+    for folder, expected in ((tmp_path / "no-data", 1), (data, 0)):
+        ws = Workspace(data=folder, cache=tmp_path / "cache")
+        ws.benchmark.mkdir(parents=True, exist_ok=True)
+        for name in (*(f"{split}.jsonl" for split in SPLITS), ALIAS_FILE):
+            (ws.benchmark / name).touch()
+        before = len(notes)
+        assert ensure_benchmark(ws, Hooks(note=notes.append)) is False
+        assert len(notes) - before == expected
+    assert "AGENTKGV_DATA" in notes[0] and "properties" in notes[0]

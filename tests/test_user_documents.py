@@ -24,7 +24,7 @@ def test_plain_text_takes_a_short_first_line_as_title_and_cuts_with_overlap(tmp_
     page.write_text("Allan Peiper\n" + " ".join(f"Word{i} born in Alexandra." for i in range(12)))
     passages = parse(page).passages
     assert len(passages) > 2
-    assert all(p.title == "Allan Peiper (peiper.txt)" for p in passages)
+    assert all(p.title == "Allan Peiper" and p.source == f"doc:{page}" for p in passages)
     # Each passage after the first begins with the last 3 words of the one before.
     for before, after in zip(passages, passages[1:]):
         assert after.text.split()[:3] == before.text.split()[-3:]
@@ -37,8 +37,8 @@ def test_markdown_sections_take_their_heading_as_title(tmp_path):
                    "- He managed a team in Belgium.\n")
     passages = parse(doc, ChunkConfig()).passages
     assert [(p.title, p.text) for p in passages] == [
-        ("Cyclists (notes.md)", "Allan Peiper was born in Alexandra."),
-        ("Later life (notes.md)", "He managed a team in Belgium.")]
+        ("Cyclists", "Allan Peiper was born in Alexandra."),
+        ("Later life", "He managed a team in Belgium.")]
 
 
 def test_html_keeps_visible_text_under_its_headings(tmp_path):
@@ -48,22 +48,64 @@ def test_html_keeps_visible_text_under_its_headings(tmp_path):
                     "<h2>Birth</h2><p>He was born in Alexandra, Victoria.</p></body></html>")
     passages = parse(page, ChunkConfig()).passages
     assert [(p.title, p.text) for p in passages] == [
-        ("Peiper (page.html)", "Intro text about Allan Peiper."),
-        ("Birth (page.html)", "He was born in Alexandra, Victoria.")]
+        ("Peiper", "Intro text about Allan Peiper."),
+        ("Birth", "He was born in Alexandra, Victoria.")]
 
 
-def test_pdf_pages_become_sections(tmp_path):
+def test_a_page_without_a_heading_has_no_title_and_its_file_only_in_the_source(tmp_path):
+    # The readers read "title: text"; a file name there is a word no page writes.
+    page = tmp_path / "ansel.txt"
+    page.write_text("Ansel Brightwater painted harbours for most of his life, and taught at the Varnholm academy for "
+                    "thirty years. Brightwater was born on 12 March 1931 in Lembrook, a fishing town on the coast.")
+    passages = parse(page, ChunkConfig()).passages
+    assert [(p.title, p.source) for p in passages] == [("", f"doc:{page}")]
+
+
+def test_a_value_stated_on_a_users_own_page_contradicts_the_triple(tmp_path, data):
+    """The shipped reader agent over a user's index of one untitled page: the value reader finds the birthplace
+    the page states, which a file name in the passage's title kept it from finding."""
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs.mkdir()
+    (docs / "ansel.txt").write_text(
+        "Ansel Brightwater painted harbours and fishing boats for most of his life. He taught at the Varnholm academy "
+        "for thirty years, and his students remember his patience. Critics in Varnholm praised his late seascapes. "
+        "Brightwater was born on 12 March 1931 in Lembrook, a fishing town on the northern coast.\n")
+    assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
+    graph, out = tmp_path / "graph.nt", tmp_path / "verdicts.jsonl"
+    graph.write_text("".join(f"<http://example.org/Ansel_Brightwater> <http://dbpedia.org/ontology/birthPlace> "
+                             f"<http://example.org/{town}> .\n" for town in ("Dunholt", "Lembrook")))
+    result = run_cli("verify", str(graph), "-o", str(out), "--index", "mine", "--no-graph", cache=cache,
+                     data=data.resolve())
+    assert result.returncode == 0, result.stderr
+    records = {r["triple"]["object"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert (records["Dunholt"]["outcome"], records["Dunholt"]["stated_instead"]) == ("contradicted", "Lembrook")
+    assert records["Lembrook"]["outcome"] == "supported"
+
+
+def write_pdf(path, title, pages):
     fpdf = pytest.importorskip("fpdf", reason="fpdf2 (the dev extra) writes the test PDF")
     pdf = fpdf.FPDF()
-    for text in ("Allan Peiper was born in Alexandra.", "He later lived in Belgium."):
+    pdf.set_title(title)
+    for text in pages:
         pdf.add_page()
         pdf.set_font("Helvetica", size=12)
         pdf.cell(text=text)
-    path = tmp_path / "bio.pdf"
     pdf.output(str(path))
+
+
+def test_pdf_pages_become_sections_cited_by_page(tmp_path):
+    path = tmp_path / "bio.pdf"
+    write_pdf(path, "Allan Peiper", ["Allan Peiper was born in Alexandra.", "He later lived in Belgium."])
     passages = parse(path, ChunkConfig()).passages
-    assert [(p.title, p.text) for p in passages] == [
-        ("page 1 (bio.pdf)", "Allan Peiper was born in Alexandra."), ("page 2 (bio.pdf)", "He later lived in Belgium.")]
+    assert [(p.title, p.text, p.source) for p in passages] == [
+        ("Allan Peiper", "Allan Peiper was born in Alexandra.", f"doc:{path}#page=1"),
+        ("Allan Peiper", "He later lived in Belgium.", f"doc:{path}#page=2")]
+    # A PDF's pages are one file to the index: changed, its pages are replaced, and a mark on it covers them all.
+    update_index(tmp_path / "idx", [path], distrust=[path])
+    write_pdf(path, "Allan Peiper", ["Allan Peiper was born in Alexandra.", "He lived in Belgium.", "He retired."])
+    report = update_index(tmp_path / "idx", [path])
+    assert report.passages == 3
+    assert all(distrusted_of(report).covers(f"doc:{path.resolve()}#page={n}") for n in (1, 2, 3))
 
 
 def test_passage_tables_keep_given_ids_and_skip_bad_rows_by_line(tmp_path):

@@ -4,6 +4,10 @@ Each document is read into titled sections (a Markdown or HTML heading, a PDF pa
 each section is cut into passages of whole sentences with a few words of overlap, so a fact stated
 across a cut is still whole in one passage. Passage ids are hashes of the text, stable across rebuilds.
 
+A passage's title is the heading its document gives it, or none: the readers read "title: text", and a
+file name or a page number there is a word no page writes (it kept the value reader from finding a stated
+value). Where it came from is the passage's source, `doc:<path>`, with `#page=N` for a PDF's page.
+
 A document that cannot be read (binary, broken PDF, no text) raises DocumentError and is skipped by the
 indexer, which reports it; a bad row of a passage table is skipped with its line named.
 """
@@ -19,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.factbench import chunk_text
+from agentkgv.data.factbench import chunk_text, page_title
 from agentkgv.data.jsonl import decoded_lines, raise_field_limit, read_jsonl
 from agentkgv.data.records import Passage
 from agentkgv.data.tekgen import repair_mojibake
@@ -29,8 +33,6 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 TABLE_SUFFIXES = frozenset({".jsonl", ".csv", ".tsv"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | {".pdf"}
-# A first line this short reads as the heading of a plain-text page, not as a paragraph.
-_TITLE_MAX_CHARS = 100
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _BLOCKS = ("p", "div", "li", "br", "tr", "td", "th", "section", "article", "blockquote", "pre", "dd", "dt",
            "table", "ul", "ol", "header", "footer", "main", "aside", "figcaption", *_HEADINGS)
@@ -55,6 +57,7 @@ class DocumentError(DataError):
 class Section:
     heading: str
     text: str
+    page: int | None = None  # a PDF's page, kept in the source as `#page=N` (RFC 8118)
 
 
 @dataclass(slots=True)
@@ -123,8 +126,7 @@ def _decode(path: Path, data: bytes, warnings: list[str]) -> str:
 
 def _text_sections(text: str) -> list[Section]:
     text = repair_mojibake(text).strip()
-    first = text.split("\n", 1)[0].strip()
-    return [Section(first if len(first) <= _TITLE_MAX_CHARS else "", text)] if text else []
+    return [Section(page_title(text), text)] if text else []
 
 
 def _markdown_sections(text: str) -> list[Section]:
@@ -202,11 +204,12 @@ def _pdf_sections(path: Path, data: bytes) -> list[Section]:
         if reader.is_encrypted:
             raise DocumentError(path, "encrypted PDF")
         pages = [page.extract_text() or "" for page in reader.pages]
+        title = str(reader.metadata.title or "").strip() if reader.metadata else ""
     except DocumentError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError) as error:  # pypdf raises these on broken files
         raise DocumentError(path, f"unreadable PDF ({error})") from None
-    sections = [Section(f"page {number}", _clean(text)) for number, text in enumerate(pages, start=1)]
+    sections = [Section(title, _clean(text), number) for number, text in enumerate(pages, start=1)]
     sections = [section for section in sections if section.text]
     if not sections:
         raise DocumentError(path, "PDF has no extractable text (a scan needs OCR first)")
@@ -244,13 +247,20 @@ def _table_rows(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict]]:
         yield reader.line_num, {(key or "").strip(): value for key, value in row.items()}
 
 
-def _source(path: Path) -> str:
-    return f"doc:{path}"
+def _source(path: Path, page: int | None = None) -> str:
+    return f"doc:{path}" if page is None else f"doc:{path}#page={page}"
+
+
+_PAGE = re.compile(r"#page=\d+$")
+
+
+def document_path(source: str) -> str:
+    """The file a user document's passage came from, by its source (`doc:<path>`, `#page=N` for a PDF's)."""
+    return _PAGE.sub("", source.removeprefix("doc:"))
 
 
 def _section_passages(path: Path, section: Section, config: ChunkConfig) -> list[Passage]:
     """Chunks of whole sentences; each after the first starts with the last `overlap_words` of the one before."""
-    title = f"{section.heading} ({path.name})" if section.heading else path.name
     step = max(10, config.words_per_passage - config.overlap_words)
     chunks = chunk_text(section.text, step)
     passages = []
@@ -258,5 +268,6 @@ def _section_passages(path: Path, section: Section, config: ChunkConfig) -> list
         text = chunk
         if index and config.overlap_words:
             text = " ".join(chunks[index - 1].split()[-config.overlap_words:]) + " " + chunk
-        passages.append(Passage(id=Passage.make_id(_source(path), text), text=text, title=title, source=_source(path)))
+        passages.append(Passage(id=Passage.make_id(_source(path), text), text=text, title=section.heading,
+                                source=_source(path, section.page)))
     return passages

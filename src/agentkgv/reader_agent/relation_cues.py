@@ -24,7 +24,7 @@ from pathlib import Path
 import Stemmer
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
+from agentkgv.data.predicates import PredicateInfo, by_name, relation_keys, template_phrase
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words, without_disambiguation
 
@@ -115,7 +115,7 @@ class RelationCues:
     rivals: Mapping[str, tuple[frozenset[str], ...]]
 
     def _key(self, triple: Triple) -> str | None:
-        return next((k for k in (triple.predicate_id, triple.predicate.lower()) if k in self.cues), None)
+        return next((k for k in relation_keys(triple) if k in self.cues), None)
 
     def own(self, triple: Triple) -> frozenset[str]:
         """The relation's cues: those its label, aliases and templates give where it is known, else its own

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agentkgv.data.documents import document_path
 from agentkgv.data.records import Passage
 from agentkgv.retrieval.base import Hit, Retriever
 
@@ -83,7 +84,7 @@ class DistrustedSource:
 
     def covers(self, source: str) -> bool:
         """A prefix ending in ':' matches by prefix; a path matches itself and what lies below it."""
-        path = source.removeprefix("doc:")
+        path = document_path(source)
         return any(source.startswith(p) if p.endswith(":") else path == p or path.startswith(p.rstrip("/") + "/")
                    for p in self.marks)
 

@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agentkgv.data.documents import ChunkConfig, DocumentError, discover, parse_document
+from agentkgv.data.documents import ChunkConfig, DocumentError, discover, document_path, parse_document
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json
 from agentkgv.data.passage_file import read_passages, write_passages
@@ -181,7 +181,7 @@ def update_index(folder: Path, documents: list[Path] = (), trust: list[Path] = (
         by_file: dict[str, list[Passage]] = {}
         if live is not None:
             for passage in read_passages(live / PASSAGES_FILE):
-                by_file.setdefault(passage.source.removeprefix("doc:"), []).append(passage)
+                by_file.setdefault(document_path(passage.source), []).append(passage)
         _take_in(documents, manifest, by_file, report, progress, on_step)
         distrusted = set(manifest.distrusted) | {str(p.resolve()) for p in distrust}
         manifest.distrusted = sorted(distrusted - {str(p.resolve()) for p in trust})
