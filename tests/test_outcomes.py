@@ -381,3 +381,21 @@ def test_a_country_may_hold_a_town_and_so_states_no_other_value():
     assert not facts.may_hold("Perth", Triple("Tamsin Rowe", "place of birth", "Adelaide"))
     # Of a claim of a country, another country is another value, whether or not the facts files know the claim's.
     assert not facts.may_hold("Australia", Triple("Tamsin Rowe", "P27", "Kingdom of Elderland", predicate_id="P27"))
+
+
+def test_a_relative_clause_after_a_value_and_the_value_the_relations_words_lead_to_first():
+    from agentkgv.reader_agent.relation_cues import relative_clause
+
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    death, birth = Triple("Ada Vell", "place of death", "Dunholt"), Triple("Ada Vell", "place of birth", "Dunholt")
+    assert relative_clause(", where she died in 2019. She was a potter.") == " where she died in 2019"
+    assert relative_clause(", Elderland, where she died") == " where she died"  # past the region
+    assert relative_clause(", a mill town where she died") == ""  # no relative clause on the value itself
+    assert cues.follows_as_own(death, ", where she died in 2019.") and not cues.follows_as_own(birth, ", where she died")
+    view = "[S:Ada Vell] was born in Marrowick in 1952 and later moved to [O:Dunholt], where she died in 2019."
+    assert not cues.denies(death, view) and cues.states(death, view)
+    assert cues.leads_first_to(birth, view, "Marrowick") and not cues.leads_first_to(death, view, "Marrowick")
+    # The object as the other value's region, a cue that leads on to the object, or no such value between them.
+    assert not cues.leads_first_to(birth, "[S:Ada Vell] was born in Marrowick, [O:Elderland].", "Marrowick")
+    assert not cues.leads_first_to(birth, "[S:Ada Vell] left Marrowick and was born again in [O:Dunholt].", "Marrowick")
+    assert not cues.leads_first_to(birth, "[S:Ada Vell] was born in [O:Dunholt].", "Marrowick")

@@ -182,3 +182,29 @@ def test_a_place_written_with_its_region_in_a_birth_clause_gives_no_place_of_dea
     assert verdict.outcome != Finding.CONTRADICTED.value and verdict.stated_instead is None
     born = verify(agent, "Ansel Brightwater", "birth place", "Varnholm")
     assert born.outcome == Finding.CONTRADICTED.value and born.stated_instead is not None
+
+
+def test_one_sentence_of_a_birth_and_a_death_is_read_by_where_each_relations_words_lead(tmp_path):
+    # The words between the names lead to Marrowick as her birthplace; the relative clause after Dunholt says she
+    # died there. The reader alone supports both births (it keys on the names) and neither death.
+    pages = [Passage("p0", "Ada Vell was born in Marrowick in 1952 and later moved to Dunholt, where she died in 2019.",
+                     "")]
+    agent = agent_over(pages, tmp_path)
+    for relation, right, wrong in (("birth place", "Marrowick", "Dunholt"), ("death place", "Dunholt", "Marrowick")):
+        assert verify(agent, "Ada Vell", relation, right).outcome == Finding.SUPPORTED.value, relation
+        verdict = verify(agent, "Ada Vell", relation, wrong)
+        assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, right), relation
+
+
+def test_a_place_the_page_names_beside_another_birth_place_is_contradicted_by_it(tmp_path):
+    # The new user's painter: the page names Varnholm twice, never as his birthplace, and gives Lembrook as it with
+    # the subject by surname. The reader scores Varnholm above Lembrook as his birthplace.
+    pages = [Passage("p0", "Ansel Brightwater painted harbours and fishing boats for most of his life. He taught at the "
+                           "Varnholm academy for thirty years, and his students remember his patience. Critics in "
+                           "Varnholm praised his late seascapes. Brightwater was born on 12 March 1931 in Lembrook, a "
+                           "fishing town on the northern coast.", "")]
+    agent = agent_over(pages, tmp_path)
+    for wrong in ("Varnholm", "Dunholt"):
+        verdict = verify(agent, "Ansel Brightwater", "birth place", wrong)
+        assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, "Lembrook"), wrong
+    assert verify(agent, "Ansel Brightwater", "birth place", "Lembrook").outcome == Finding.SUPPORTED.value

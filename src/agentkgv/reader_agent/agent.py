@@ -222,7 +222,7 @@ class ReadingAgent:
         another value, stated with the relation's words, which the reader reads at least as well as the claim's:
         "Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick, so it supports
         none. `seen`: the (passage, value) pairs read already."""
-        found = [(i, value) for (i, key), value in self._stated(fresh, scores).items() if (i, key) not in seen]
+        found = [(i, value) for (i, key), value in self._stated(fresh).items() if (i, key) not in seen]
         found = self._alike(fresh, found)
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
@@ -233,14 +233,18 @@ class ReadingAgent:
             self._weigh_other(reading, hit, value, float(logit))
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
-            # Motown" gives no record label "jazz".
-            if self._gives_instead(reading, scores[i], logit) and stated_as_own(
-                    self.relations, reading.claim.with_object(value),
-                    reader_view(reading.claim.with_object(value), hit.passage.text).text):
+            # Motown" gives no record label "jazz". It withdraws the support where the reader reads it at least as
+            # well, or where the relation's words lead to it and not on to the claim's object ("born in Marrowick in
+            # 1952 and later moved to Dunholt"), whatever the reader's scores: both names are in the passage.
+            other = reading.claim.with_object(value)
+            if stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text) and (
+                    self._gives_instead(reading, scores[i], logit) or self.relations.cues.leads_first_to(
+                        reading.claim.triple, reader_view(reading.claim.for_passage(hit.passage.text),
+                                                          hit.passage.text).text, value)):
                 withdrawn.add(i)
         return withdrawn
 
-    def _stated(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray) -> dict[tuple[int, str], str]:
+    def _stated(self, fresh: list[tuple[Reading, Hit]]) -> dict[tuple[int, str], str]:
         """The other values than its claim's that each passage gives, by (passage, value lower-cased)."""
         read = [i for i, (reading, hit) in enumerate(fresh)
                 if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)]
@@ -250,7 +254,7 @@ class ReadingAgent:
             if not self.relations.may_hold(other, fresh[i][0].claim.triple):
                 found.setdefault((i, other.lower()), other)
 
-        for i, spans in self._spans(fresh, scores, read):
+        for i, spans in self._spans(fresh, read):
             if (other := self._stated_instead(fresh[i][0].claim, fresh[i][1].passage, spans)) is not None:
                 keep(i, other)
         # A key-value line states its relation by its key, so every page about the subject is read for them, one
@@ -276,21 +280,28 @@ class ReadingAgent:
         read = context(passage.text, passage.title)
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             other = stated_other(claim, span.text)
-            if other is None:
-                return None
             if claim.kind is Kind.ENTITY:
-                # Written before the subject, the words that lead from it to the subject say the relation too:
-                # "Cincinnati born writer Robert Lowry" gives no place of death. Both at the span's own place.
-                if not (self.relations.cues.leads_to_rival(claim.triple, read[:span.start])
-                        or self.relations.cues.leads_back_to_rival(claim.triple, read[span.start + len(span.text):])):
+                if self._stated_here(claim, read, span):
                     return other
+                # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
+                # Marrowick" where the claim is a death there) says nothing of it either way.
+            elif other is None:
+                return None
             elif stated_as_own(self.relations, claim.with_object(other),
                                reader_view(claim.with_object(other), passage.text).text):
                 return other
         return None
 
-    def _spans(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
-               read: list[int]) -> list[tuple[int, list[Span]]]:
+    def _stated_here(self, claim: Claim, read: str, span: Span) -> bool:
+        """Whether the words at a span's place in `read` (the passage as the value reader read it) may state the
+        claim's relation: not where the clause leading to it states a rival alone, nor, written before the subject, the
+        words leading from it to the subject ("Cincinnati born writer Robert Lowry" gives no place of death), unless a
+        relative clause after it states the relation ("moved to Dunholt, where she died")."""
+        cues, after = self.relations.cues, read[span.start + len(span.text):]
+        return cues.follows_as_own(claim.triple, after) or not (
+            cues.leads_to_rival(claim.triple, read[:span.start]) or cues.leads_back_to_rival(claim.triple, after))
+
+    def _spans(self, fresh: list[tuple[Reading, Hit]], read: list[int]) -> list[tuple[int, list[Span]]]:
         """The value reader's spans of each passage of `read` that names the subject, where it finds any, best
         first."""
         if self.values is None:
@@ -298,14 +309,11 @@ class ReadingAgent:
         asked = []
         for i in read:
             (reading, hit), view = fresh[i], reader_view(fresh[i][0].claim.triple, fresh[i][1].passage.text)
-            # A passage the reader would take as support but whose words between the names state a rival relation
-            # (born where the claim is a death) is about that relation: the value it gives is that relation's ("born
-            # in Alexandra, Victoria" gives no place of death), so it is not read for one.
-            rival = (reading.judge.calibration.settles(Evidence().add(float(scores[i]), True, True))
-                     and self.relations.cues.denies(reading.claim.triple, view.text))
             # A passage that names the subject only as the head of a longer name ("the Walt Whitman Bridge") gives
-            # that thing's values, not the subject's.
-            if view.has_subject and not rival and named_alone(hit.passage.text, reading.claim.triple.subject_names):
+            # that thing's values, not the subject's. One whose words between the names state a rival relation is
+            # read all the same: each span is weighed at its own place (`_stated_here`), so "born in Alexandra,
+            # Victoria" gives no place of death, and "moved to Dunholt, where she died" gives one.
+            if view.has_subject and named_alone(hit.passage.text, reading.claim.triple.subject_names):
                 asked.append(i)
         spans = self.values.read([(fresh[i][0].claim.triple.subject, self.relations.label(fresh[i][0].claim.triple),
                                    fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked],

@@ -86,6 +86,13 @@ def between_marks(view: str, leading: bool = False) -> str | None:
     return f"{lead.group(1)} {words}" if lead else words
 
 
+def after_object(view: str) -> str:
+    """The text after the object's mark where the object stands second of the nearest marks ("[S] moved to [O],
+    where she died in 2019" gives ", where she died in 2019"), else ""."""
+    marks = _nearest_marks(view)
+    return view[marks[1][2]:] if marks is not None and marks[1][0] == "O" else ""
+
+
 def next_to_object(view: str) -> str | None:
     """Of the words between the nearest marks, the clause that touches the object: "[S] was born in Cambridge,
     England, on 11 March 1952, and died in [O]" gives "and died in"."""
@@ -108,6 +115,19 @@ def _names_only(clause: str) -> bool:
     return not any(next((c for c in word if c.isalpha()), "").islower() for word in clause.split())
 
 
+# A clause on a place that says what happened there: "moved to Dunholt, where she died in 2019".
+_RELATIVE = re.compile(r"\s*(?:where|wherein|in which|at which)\b", re.IGNORECASE)
+
+
+def relative_clause(after: str) -> str:
+    """The relative clause that follows a value within its sentence (`after`, the text from the value's end), past a
+    clause of names alone (its region: "Santa Barbara, California, where he died"); "" where none follows."""
+    for clause in _CLAUSE.split(_SENTENCE_END.split(after)[0]):
+        if not _names_only(clause):
+            return clause if _RELATIVE.match(clause) else ""
+    return ""
+
+
 @dataclass(frozen=True)
 class RelationCues:
     # Cue stems and rivals by relation key (id, label, alias, lower-cased, as `by_name` keys them).
@@ -127,7 +147,8 @@ class RelationCues:
         """Whether the words between the marked names (or leading the subject: "the population of") hold a cue of
         the triple's relation: what a passage that gives another value must show before it contradicts."""
         words = between_marks(view, leading=True)
-        return words is not None and bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
+        return words is not None and (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
+                                      or self.follows_as_own(triple, after_object(view)))
 
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
@@ -135,7 +156,7 @@ class RelationCues:
         a death there), else in all the words between them ("born and died in London" states both)."""
         key = self._key(triple)
         words = between_marks(view) if key is not None else None
-        if key is None or words is None:
+        if key is None or words is None or self.follows_as_own(triple, after_object(view)):
             return False
         own, rivals = self.cues[key], self.rivals.get(key, ())
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
@@ -157,6 +178,32 @@ class RelationCues:
             if not _names_only(clause) or words & cues:
                 return self._rival_only(key, words)
         return False
+
+    def follows_as_own(self, triple: Triple, after: str) -> bool:
+        """Whether the relative clause that follows a value (`relative_clause` of `after`, the text from its end) holds
+        a cue of the triple's relation and none of a rival's alone: in "born in Marrowick and later moved to Dunholt,
+        where she died in 2019" the words that lead to Dunholt tell of a birth, and the clause after it of her death
+        there."""
+        key = self._key(triple)
+        if key is None:
+            return False
+        words = set(_STEMMER.stemWords(folded_words(relative_clause(after))))
+        return bool(words & self.cues[key]) and not self._rival_only(key, words)
+
+    def leads_first_to(self, triple: Triple, view: str, other: str) -> bool:
+        """Whether the relation's words between the subject and the object lead to `other`, a value stated between
+        them, and none stands between it and the object: "[S] was born in Marrowick in 1952 and later moved to [O]"
+        states a birth in Marrowick and nothing of one in the object. False where the object is part of the other's
+        name (its region: "born in Gary, [O:Indiana]") or the object comes first."""
+        marks, key = _nearest_marks(view), self._key(triple)
+        if marks is None or key is None or marks[0][0] != "S" or not folded_words(other):
+            return False
+        words = view[marks[0][2]:marks[1][1]]
+        found = re.search(rf"(?<!\w){re.escape(other)}(?!\w)", words, re.IGNORECASE)
+        if found is None:
+            return False
+        lead, rest = (set(_STEMMER.stemWords(folded_words(part))) for part in (words[:found.start()], words[found.end():]))
+        return bool(lead & self.cues[key]) and not rest & self.cues[key] and not _names_only(words[found.end():])
 
     def leads_back_to_rival(self, triple: Triple, after: str) -> bool:
         """Whether the words after a value (`after`, the text from its end) that lead to the subject's name, within
