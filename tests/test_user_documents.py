@@ -100,6 +100,10 @@ def test_pdf_pages_become_sections_cited_by_page(tmp_path):
     assert [(p.title, p.text, p.source) for p in passages] == [
         ("Allan Peiper", "Allan Peiper was born in Alexandra.", f"doc:{path}#page=1"),
         ("Allan Peiper", "He later lived in Belgium.", f"doc:{path}#page=2")]
+    # A title field the document does not write is its maker's, not a heading.
+    made = tmp_path / "made.pdf"
+    write_pdf(made, "Microsoft Word - bio.docx", ["Allan Peiper was born in Alexandra."])
+    assert [p.title for p in parse(made, ChunkConfig()).passages] == [""]
     # A PDF's pages are one file to the index: changed, its pages are replaced, and a mark on it covers them all.
     update_index(tmp_path / "idx", [path], distrust=[path])
     write_pdf(path, "Allan Peiper", ["Allan Peiper was born in Alexandra.", "He lived in Belgium.", "He retired."])

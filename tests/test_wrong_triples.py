@@ -187,13 +187,16 @@ def test_a_place_written_with_its_region_in_a_birth_clause_gives_no_place_of_dea
 def test_one_sentence_of_a_birth_and_a_death_is_read_by_where_each_relations_words_lead(tmp_path):
     # The words between the names lead to Marrowick as her birthplace; the relative clause after Dunholt says she
     # died there. The reader alone supports both births (it keys on the names) and neither death.
+    # The same with towns the training facts know, whose names a passage is also read for.
     pages = [Passage("p0", "Ada Vell was born in Marrowick in 1952 and later moved to Dunholt, where she died in 2019.",
-                     "")]
+                     ""),
+             Passage("p1", "Ines Carrow was born in Paris in 1931 and later moved to Lyon, where she died in 1999.", "")]
     agent = agent_over(pages, tmp_path)
-    for relation, right, wrong in (("birth place", "Marrowick", "Dunholt"), ("death place", "Dunholt", "Marrowick")):
-        assert verify(agent, "Ada Vell", relation, right).outcome == Finding.SUPPORTED.value, relation
-        verdict = verify(agent, "Ada Vell", relation, wrong)
-        assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, right), relation
+    for subject, born, died in (("Ada Vell", "Marrowick", "Dunholt"), ("Ines Carrow", "Paris", "Lyon")):
+        for relation, right, wrong in (("birth place", born, died), ("death place", died, born)):
+            assert verify(agent, subject, relation, right).outcome == Finding.SUPPORTED.value, (subject, relation)
+            verdict = verify(agent, subject, relation, wrong)
+            assert verdict.outcome == Finding.CONTRADICTED.value and verdict.stated_instead == right, (subject, relation)
 
 
 def test_a_place_the_page_names_beside_another_birth_place_is_contradicted_by_it(tmp_path):

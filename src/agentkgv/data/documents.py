@@ -23,10 +23,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.factbench import chunk_text, page_title
+from agentkgv.data.factbench import chunk_text
 from agentkgv.data.jsonl import decoded_lines, raise_field_limit, read_jsonl
 from agentkgv.data.records import Passage
 from agentkgv.data.tekgen import repair_mojibake
+from agentkgv.data.text import page_title
 
 TEXT_SUFFIXES = frozenset({".txt", ".text"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
@@ -164,13 +165,13 @@ def _html_sections(html: str, path: Path | None = None) -> list[Section]:
         raise DocumentError(path or "page", f"HTML nested {depth} elements deep (over {MAX_HTML_DEPTH}): not a page "
                                             "to read; skipped")
     soup = BeautifulSoup(html, "html.parser")
-    page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_NOT_TEXT):
         tag.decompose()
     for tag in soup.find_all(_BLOCKS):
         tag.insert_after("\n")
     sections: list[Section] = []
-    heading, parts = page_title, []
+    heading, parts = title, []
 
     def close() -> None:
         text = _clean("".join(parts))
@@ -205,6 +206,10 @@ def _pdf_sections(path: Path, data: bytes) -> list[Section]:
             raise DocumentError(path, "encrypted PDF")
         pages = [page.extract_text() or "" for page in reader.pages]
         title = str(reader.metadata.title or "").strip() if reader.metadata else ""
+        # A PDF's title field is often its maker's ("Microsoft Word - report.docx", "untitled"): kept only where
+        # the document writes it too.
+        if title and title.casefold() not in " ".join(pages).casefold():
+            title = ""
     except DocumentError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError) as error:  # pypdf raises these on broken files

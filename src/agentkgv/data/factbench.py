@@ -16,6 +16,7 @@ from agentkgv.data.jsonl import read_json
 from agentkgv.data.rdf_graphs import predicate_words
 from agentkgv.data.records import Example, LabeledTriple, Passage, Triple
 from agentkgv.data.tekgen import repair_mojibake
+from agentkgv.data.text import page_title
 from agentkgv.data.trex_json import split_sentences
 
 ROOT = Path("factbench")
@@ -23,7 +24,6 @@ ROOT = Path("factbench")
 # errors (the object of another relation of the subject), never trained on.
 DOCS_SPLIT = "factbench_docs"
 # A heading, not a paragraph: the first line becomes the title only when it is this short.
-_TITLE_MAX_CHARS = 100
 
 
 def iter_factbench(data_dir: Path) -> Iterator[LabeledTriple]:
@@ -93,13 +93,6 @@ def iter_factbench_passages(data_dir: Path, words_per_passage: int = 120) -> Ite
                 if passage_id not in seen:
                     seen.add(passage_id)
                     yield Passage(id=passage_id, text=chunk, title=title, source=source)
-
-
-def page_title(text: str) -> str:
-    """A plain-text page's first line where it is short enough to be its heading, else none: the readers read
-    "title: text", and a file name there is a word no page writes."""
-    first_line = text.split("\n", 1)[0].strip()
-    return first_line if len(first_line) <= _TITLE_MAX_CHARS else ""
 
 
 def chunk_text(text: str, words_per_passage: int) -> list[str]:

@@ -26,7 +26,7 @@ from importlib import resources
 from agentkgv.data.errors import DataError
 from agentkgv.data.jsonl import read_json, read_jsonl
 from agentkgv.data.records import Triple
-from agentkgv.data.text import FUNCTION_WORDS, folded_words
+from agentkgv.data.text import FUNCTION_WORDS
 
 PROPERTIES = Path("properties")
 SHIPPED_FILE = "predicates.json.gz"
@@ -204,39 +204,24 @@ def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions
     return by_name(predicates, {pid: gloss for pid, gloss in glosses.items() if gloss})
 
 
-def words_key(name: str) -> str:
-    """A relation's name by its content words in any order, as `by_name` also keys it: a graph's `foundation place`
-    is Wikidata's `place of foundation`. "" for a name of function words alone."""
-    words = sorted({word for word in folded_words(name) if word not in FUNCTION_WORDS})
-    return "~" + " ".join(words) if words else ""
-
-
-def relation_keys(triple: Triple) -> tuple[str, ...]:
-    """The keys a triple's relation is looked up by in a table `by_name` keys, in order: its id, its lower-cased
-    words, its content words in any order (`words_key`)."""
-    return tuple(key for key in (triple.predicate_id, triple.predicate.lower(), words_key(triple.predicate)) if key)
-
-
 def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[str, V]:
     """`values` (by predicate id) keyed by id, then by lower-cased label, then by alias (a graph that carries
-    words only, DBpedia's `birth place` among them), then by the content words of either (`words_key`): a
-    predicate's own label wins over another's alias, and among aliases the lowest id's."""
+    words only, DBpedia's `birth place` among them): a predicate's own label wins over another's alias, and
+    among aliases the lowest id's."""
     by_id = sorted(values, key=lambda pid: (len(pid), pid))
     table = {pid: values[pid] for pid in by_id}
     for names in (lambda info: (info.label,), lambda info: info.aliases):
         for pid in by_id:
             for name in names(predicates[pid]) if pid in predicates else ():
                 table.setdefault(name.lower(), values[pid])
-    for pid in by_id:
-        for name in (predicates[pid].label, *predicates[pid].aliases) if pid in predicates else ():
-            if key := words_key(name):
-                table.setdefault(key, values[pid])
     return table
 
 
 def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
-    """The triple's entry in a table keyed as `by_name` keys it (`relation_keys`), else `default`."""
-    return next((table[key] for key in relation_keys(triple) if key in table), default)
+    """The triple's entry in a table keyed as `by_name` keys it: by id, else by its lower-cased words, else
+    `default`."""
+    key = triple.predicate_id if triple.predicate_id in table else triple.predicate.lower()
+    return table.get(key, default)
 
 
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:
@@ -258,6 +243,5 @@ def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None 
     another relation's label or alias stays out."""
     typed = {pid: info.single_valued and pid not in HELD_IN_TURN and (keep is None or pid in keep)
              for pid, info in predicates.items() if info.cardinality}
-    # The content words' keys (`words_key`) are left to the reader of the list, which derives them from the names.
-    return sorted(key for key, one in by_name(predicates, typed).items() if one and not key.startswith("~"))
+    return sorted(key for key, one in by_name(predicates, typed).items() if one)
 

@@ -65,3 +65,13 @@ def mentions_any(passage: str, names: tuple[str, ...]) -> bool:
     once for all of them."""
     text = fold(passage)
     return any(needle.strip() != "" and needle in text for needle in map(fold, names))
+
+
+# A first line this short reads as the heading of a plain-text page, not as a paragraph.
+_TITLE_MAX_CHARS = 100
+
+
+def page_title(text: str) -> str:
+    """A plain-text page's first line where it is short enough to be its heading, else none."""
+    first_line = text.split("\n", 1)[0].strip()
+    return first_line if len(first_line) <= _TITLE_MAX_CHARS else ""

@@ -181,7 +181,8 @@ class ReadingAgent:
         # Only the value reader's span or a key-value line withdraws support (below), not any name the facts files
         # know that a passage writes with the relation's words somewhere between: "the only Slovene daily ... (the
         # other two are the German-language Dolomiten ...)" gives Dolomiten no language but German.
-        withdrawn = self._read_values(fresh, scores[:len(fresh)], {(i, value.lower()) for i, value in others})
+        withdrawn = self._read_values(fresh, scores[:len(fresh)], {
+            (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text):
@@ -215,32 +216,38 @@ class ReadingAgent:
             scores[mine] = judge.reader.score([pairs[k] for k in mine])
         return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
 
-    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray, seen: set[tuple[int, str]]) -> set[int]:
+    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
+                     seen: dict[tuple[int, str], float]) -> set[int]:
         """The values each trusted passage about the subject gives (of a claim another value would contradict; by
         the value reader and the page's key-value lines): where one is another value than the claim's, the triple
         with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
-        another value, stated with the relation's words, which the reader reads at least as well as the claim's:
-        "Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick, so it supports
-        none. `seen`: the (passage, value) pairs read already."""
-        found = [(i, value) for (i, key), value in self._stated(fresh).items() if (i, key) not in seen]
-        found = self._alike(fresh, found)
+        another value, stated with the relation's words, which either the reader reads at least as well as the claim's
+        ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
+        words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
+        Marrowick in 1952 and later moved to Dunholt"), so it supports none. `seen`: the (passage, value) pairs read
+        already, with their logits."""
+        stated = self._stated(fresh)
+        found = self._alike(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen])
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
             for i, value in found])
-        withdrawn: set[int] = set()
         for (i, value), logit in zip(found, logits):
+            self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
+        weighed = [(i, value, float(logit)) for (i, value), logit in zip(found, logits)] + [
+            (i, value, seen[i, key]) for (i, key), value in stated.items() if (i, key) in seen]
+        withdrawn: set[int] = set()
+        for i, value, logit in weighed:
             reading, hit = fresh[i]
-            self._weigh_other(reading, hit, value, float(logit))
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
-            # Motown" gives no record label "jazz". It withdraws the support where the reader reads it at least as
-            # well, or where the relation's words lead to it and not on to the claim's object ("born in Marrowick in
-            # 1952 and later moved to Dunholt"), whatever the reader's scores: both names are in the passage.
+            # Motown" gives no record label "jazz".
             other = reading.claim.with_object(value)
-            if stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text) and (
-                    self._gives_instead(reading, scores[i], logit) or self.relations.cues.leads_first_to(
-                        reading.claim.triple, reader_view(reading.claim.for_passage(hit.passage.text),
-                                                          hit.passage.text).text, value)):
+            if not stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text):
+                continue
+            claim_view = reader_view(reading.claim.for_passage(hit.passage.text), hit.passage.text).text
+            if self._gives_instead(reading, scores[i], logit) or (
+                    self._reads_true(reading, logit)
+                    and self.relations.cues.leads_first_to(reading.claim.triple, claim_view, value)):
                 withdrawn.add(i)
         return withdrawn
 
@@ -336,10 +343,14 @@ class ReadingAgent:
         return [pair for k, pair in enumerate(found) if k not in dropped]
 
     @staticmethod
-    def _gives_instead(reading: Reading, score: float, logit: float) -> bool:
-        """Whether a passage that supports the claim (its `score`) reads at least as well with another value (`logit`)."""
+    def _reads_true(reading: Reading, logit: float) -> bool:
+        """Whether the reader's `logit` for a passage would settle a claim as true by itself."""
         calibration = reading.judge.calibration
-        return calibration is not None and logit >= score and calibration.settles(Evidence().add(float(score), True, True))
+        return calibration is not None and calibration.settles(Evidence().add(logit, True, True))
+
+    def _gives_instead(self, reading: Reading, score: float, logit: float) -> bool:
+        """Whether a passage that supports the claim (its `score`) reads at least as well with another value (`logit`)."""
+        return logit >= score and self._reads_true(reading, float(score))
 
     @staticmethod
     def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:

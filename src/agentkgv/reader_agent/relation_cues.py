@@ -24,9 +24,9 @@ from pathlib import Path
 import Stemmer
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.predicates import PredicateInfo, by_name, relation_keys, template_phrase
+from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
 from agentkgv.data.records import Triple
-from agentkgv.data.text import folded_words, without_disambiguation
+from agentkgv.data.text import fold_word, folded_words, without_disambiguation
 
 _STEMMER = Stemmer.Stemmer("english")
 # Words that say nothing of which relation holds.
@@ -108,6 +108,8 @@ def next_to_object(view: str) -> str | None:
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 # Where a sentence or a line ends.
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
+# Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
+_SECOND_STATEMENT = re.compile(r"\b(?:and|but|before|later)\b|;")
 
 
 def _names_only(clause: str) -> bool:
@@ -115,15 +117,24 @@ def _names_only(clause: str) -> bool:
     return not any(next((c for c in word if c.isalpha()), "").islower() for word in clause.split())
 
 
-# A clause on a place that says what happened there: "moved to Dunholt, where she died in 2019".
-_RELATIVE = re.compile(r"\s*(?:where|wherein|in which|at which)\b", re.IGNORECASE)
+# A relative clause on a place that says what the subject did there: "moved to Dunholt, where she died in 2019".
+_RELATIVE = re.compile(r"\s*(?:where|wherein|in which|at which)\s+(\S+)((?:\s+\S+){1,3})", re.IGNORECASE)
+_PRONOUNS = frozenset({"he", "she", "they", "it"})
+# Cue stems that, so near a place, say too little of a relation: "where she spent the rest of her life", "where she
+# lost her sight", "where the firm has its home".
+_LOOSE = frozenset(_STEMMER.stemWords(["life", "lost", "end", "native", "origin", "home", "come", "base", "contain",
+                                       "office", "head", "group", "source", "work", "formation"]))
+# A clause of a date alone, between a value and what follows it: "moved to Dunholt in 1999, where she died".
+_DATE_CLAUSE = re.compile(r"\s*(?:in|on|from|by|until|since)?\s*(?:\w+\s+){0,2}\d{3,4}\s*$", re.IGNORECASE)
 
 
 def relative_clause(after: str) -> str:
-    """The relative clause that follows a value within its sentence (`after`, the text from the value's end), past a
-    clause of names alone (its region: "Santa Barbara, California, where he died"); "" where none follows."""
-    for clause in _CLAUSE.split(_SENTENCE_END.split(after)[0]):
-        if not _names_only(clause):
+    """The relative clause that follows a value within its sentence (`after`, the text from the value's end, marks
+    read as their names), past clauses of names or a date alone ("Santa Barbara, California, where he died"; "Dunholt in
+    1999, where she died"); "" where none follows."""
+    plain = _MARKS.sub(lambda mark: mark.group(0)[3:-1], after)
+    for clause in _CLAUSE.split(_SENTENCE_END.split(plain)[0]):
+        if not (_names_only(clause) or _DATE_CLAUSE.fullmatch(clause)):
             return clause if _RELATIVE.match(clause) else ""
     return ""
 
@@ -135,7 +146,7 @@ class RelationCues:
     rivals: Mapping[str, tuple[frozenset[str], ...]]
 
     def _key(self, triple: Triple) -> str | None:
-        return next((k for k in relation_keys(triple) if k in self.cues), None)
+        return next((k for k in (triple.predicate_id, triple.predicate.lower()) if k in self.cues), None)
 
     def own(self, triple: Triple) -> frozenset[str]:
         """The relation's cues: those its label, aliases and templates give where it is known, else its own
@@ -180,30 +191,41 @@ class RelationCues:
         return False
 
     def follows_as_own(self, triple: Triple, after: str) -> bool:
-        """Whether the relative clause that follows a value (`relative_clause` of `after`, the text from its end) holds
-        a cue of the triple's relation and none of a rival's alone: in "born in Marrowick and later moved to Dunholt,
-        where she died in 2019" the words that lead to Dunholt tell of a birth, and the clause after it of her death
-        there."""
+        """Whether the relative clause that follows a value (`relative_clause` of `after`, the text from its end) says
+        that the subject (a pronoun or its name) stands in the triple's relation to it, within its first words: in
+        "born in Marrowick and later moved to Dunholt, where she died in 2019" the words that lead to Dunholt tell of
+        a birth, and the clause after it of her death there. Not "where her father died", nor a loose cue ("where she
+        spent the rest of her life")."""
         key = self._key(triple)
-        if key is None:
+        found = _RELATIVE.match(relative_clause(after)) if key is not None else None
+        if key is None or found is None:
             return False
-        words = set(_STEMMER.stemWords(folded_words(relative_clause(after))))
-        return bool(words & self.cues[key]) and not self._rival_only(key, words)
+        who = fold_word(found.group(1))
+        names = {word for name in triple.subject_names for word in folded_words(without_disambiguation(name))}
+        if who not in _PRONOUNS and who not in names:
+            return False
+        words = set(_STEMMER.stemWords(folded_words(found.group(2))))
+        return bool(words & (self.cues[key] - _LOOSE)) and not self._rival_only(key, words)
 
     def leads_first_to(self, triple: Triple, view: str, other: str) -> bool:
-        """Whether the relation's words between the subject and the object lead to `other`, a value stated between
-        them, and none stands between it and the object: "[S] was born in Marrowick in 1952 and later moved to [O]"
-        states a birth in Marrowick and nothing of one in the object. False where the object is part of the other's
-        name (its region: "born in Gary, [O:Indiana]") or the object comes first."""
+        """Whether, within one sentence, the relation's words lead from the subject to `other`, a value stated between
+        the subject and the object, and a second statement follows it that leads on to the object without them: "[S]
+        was born in Marrowick in 1952 and later moved to [O]" states a birth in Marrowick and nothing of one in the
+        object. Not where the words after `other` are the object's region or the place that holds it ("born in
+        Hampstead, north London"; "in the Shoreditch district of London": no second statement), nor where a relative
+        clause after the object states the relation."""
         marks, key = _nearest_marks(view), self._key(triple)
         if marks is None or key is None or marks[0][0] != "S" or not folded_words(other):
             return False
         words = view[marks[0][2]:marks[1][1]]
         found = re.search(rf"(?<!\w){re.escape(other)}(?!\w)", words, re.IGNORECASE)
-        if found is None:
+        if found is None or _SENTENCE_END.search(words) or self.follows_as_own(triple, after_object(view)):
             return False
-        lead, rest = (set(_STEMMER.stemWords(folded_words(part))) for part in (words[:found.start()], words[found.end():]))
-        return bool(lead & self.cues[key]) and not rest & self.cues[key] and not _names_only(words[found.end():])
+        lead, rest = words[:found.start()], words[found.end():]
+        leading = next((clause for clause in reversed(_CLAUSE.split(lead)) if not _names_only(clause)), "")
+        return (bool(set(_STEMMER.stemWords(folded_words(leading))) & self.cues[key])
+                and not set(_STEMMER.stemWords(folded_words(rest))) & self.cues[key]
+                and _SECOND_STATEMENT.search(rest) is not None)
 
     def leads_back_to_rival(self, triple: Triple, after: str) -> bool:
         """Whether the words after a value (`after`, the text from its end) that lead to the subject's name, within

@@ -17,7 +17,6 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -26,7 +25,7 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
-from agentkgv.data.predicates import PredicateInfo, by_name, load_predicates, relation_keys, shippable, words_key
+from agentkgv.data.predicates import PredicateInfo, by_name, load_predicates, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
@@ -58,7 +57,7 @@ class RelationFacts:
         return self._key(triple) is not None
 
     def _key(self, triple: Triple) -> str | None:
-        keys = relation_keys(triple)
+        keys = (triple.predicate_id, triple.predicate.lower())
         if any(key in self.removed for key in keys):
             return None
         return next((key for key in keys if key in self.keys), None)
@@ -66,7 +65,7 @@ class RelationFacts:
     def names_of(self, triple: Triple) -> tuple[str, ...]:
         """The relation's label and the aliases that name it alone where the predicates table knows it, else its
         predicate as written."""
-        for key in relation_keys(triple):
+        for key in (triple.predicate_id, triple.predicate.lower()):
             if key in self.named:
                 return self.named[key]
         return (triple.predicate,)
@@ -78,7 +77,7 @@ class RelationFacts:
         """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)
         where the object is none. "Place of Birth: Australia" states nothing against a birth in Adelaide."""
         pools = [self.names[key] for key in COUNTRIES if key in self.names]
-        own = next((self.names[k] for k in relation_keys(triple) if k in self.names), None)
+        own = next((self.names[k] for k in (triple.predicate_id, triple.predicate.lower()) if k in self.names), None)
         if any(pool is own for pool in pools):
             return False  # a claim of a country: another country is another value
 
@@ -119,12 +118,9 @@ class RelationFacts:
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise DataError(path, "expected a list of relation ids and names")
 
-        def keyed(given: Iterable[str]) -> frozenset[str]:
-            """Ids as written, names lower-cased and by their content words (`words_key`)."""
-            names = {name for name in given if not re.fullmatch(r"P\d+", name)}
-            return frozenset(set(given) - names) | {name.lower() for name in names} | {
-                key for name in names if (key := words_key(name))}
-        return RelationFacts(keyed(keys) | keyed(extra), names or {}, cues or RelationCues({}, {}), named or {},
+        def keyed(given: tuple[str, ...]) -> frozenset[str]:
+            return frozenset(name if re.fullmatch(r"P\d+", name) else name.lower() for name in given)
+        return RelationFacts(frozenset(keys) | keyed(extra), names or {}, cues or RelationCues({}, {}), named or {},
                              keyed(many))
 
     @staticmethod
