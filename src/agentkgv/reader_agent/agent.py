@@ -22,7 +22,8 @@ the run counts absence against a triple (reader_agent/absence.py); not checkable
 A passage whose words between the names state a rival relation and not this one supports nothing
 (reader_agent/relation_cues.py), nor does one that gives another value of a relation with one value, stated with
 the relation's words, which the reader reads at least as well as the triple's ("born in Dunholt and moved to
-Marrowick" is no birth in Marrowick): it contradicts the triple instead. Passages of a distrusted source are read but their support alone decides nothing:
+Marrowick" is no birth in Marrowick), or to which the relation's words lead before a second statement leads on to
+the object ("born in Marrowick in 1952 and later moved to Dunholt"): it contradicts the triple instead. Passages of a distrusted source are read but their support alone decides nothing:
 a triple only they support is not enough evidence, with no verdict. The evidence cited is the passages the
 reader scored highest.
 

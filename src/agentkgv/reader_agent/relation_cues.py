@@ -8,6 +8,9 @@ subject's and the object's marks hold a cue of a rival relation and none of the 
 support the triple, whatever its score. The cues are the content words of each relation's label, aliases
 and ParaRel templates (`was born in`, `passed away in`), stemmed; the rivals, the relations whose objects in
 the facts files overlap. A passage that writes both ("born and died in London") or neither keeps its score.
+A relative clause after the object says what the subject did there ("moved to Dunholt, where she died"), whatever
+the words before it say; and where the relation's words lead to another value first and a second statement then
+leads on to the object ("born in Marrowick in 1952 and later moved to Dunholt"), the relation is the other value's.
 """
 
 from __future__ import annotations
