@@ -56,7 +56,7 @@ from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_as_own, stated_other
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
-from agentkgv.reader_agent.reader import reader_view
+from agentkgv.reader_agent.reader import judged_title, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
@@ -173,8 +173,8 @@ class ReadingAgent:
         others = [(i, value) for i, (reading, hit) in enumerate(fresh)
                   if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
                   for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
-        pairs = [(triple, hit.passage.text, hit.passage.title) for triple, (_, hit) in zip(triples, fresh)] + [
-            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
+        pairs = [(triple, hit.passage.text, judged_title(hit.passage)) for triple, (_, hit) in zip(triples, fresh)] + [
+            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in others]
         scores = self._score([reading for reading, _ in fresh] + [fresh[i][0] for i, _ in others], pairs)
         for (i, value), logit in zip(others, scores[len(fresh):]):
@@ -230,7 +230,7 @@ class ReadingAgent:
         stated = self._stated(fresh)
         found = self._alike(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen])
         logits = self._score([fresh[i][0] for i, _ in found], [
-            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, fresh[i][1].passage.title)
+            (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in found])
         for (i, value), logit in zip(found, logits):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
