@@ -288,3 +288,16 @@ def test_an_index_inside_the_documents_is_never_read_as_documents(tmp_path):
     second = update_index(folder, [docs])  # the index now lies inside docs/
     assert first.passages == second.passages == 1
     assert all("cache" not in key for key in second.manifest.files)
+
+
+def test_the_judges_read_a_user_documents_passage_with_its_file_name_and_the_value_reader_without():
+    from agentkgv.data.records import Passage
+    from agentkgv.reader_agent.reader import judged_title
+
+    def passage(title, source):
+        return Passage("p", "Ansel Brightwater was born in Lembrook.", title, source)
+
+    assert judged_title(passage("Ansel Brightwater", "doc:/docs/ansel.txt")) == "Ansel Brightwater (ansel.txt)"
+    assert judged_title(passage("", "doc:/docs/bio.pdf#page=2")) == "bio.pdf"
+    assert judged_title(passage("Ansel Brightwater (ansel.txt)", "doc:/docs/ansel.txt")) == "Ansel Brightwater (ansel.txt)"
+    assert judged_title(passage("Ansel Brightwater", "factbench:correct_birth_00001")) == "Ansel Brightwater"

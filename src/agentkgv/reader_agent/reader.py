@@ -70,6 +70,8 @@ def judged_title(passage: Passage) -> str:
     if not passage.source.startswith("doc:"):
         return passage.title
     name = Path(document_path(passage.source)).name
+    if passage.title == name or passage.title.endswith(f"({name})"):
+        return passage.title  # an index built before its passages' titles left the file out
     return f"{passage.title} ({name})" if passage.title else name
 
 
