@@ -412,3 +412,13 @@ def test_a_relative_clause_after_a_value_and_the_value_the_relations_words_lead_
         assert not cues.leads_first_to(birth, view, other), view
     assert not cues.leads_first_to(death, "[S:Ada Vell] spent her life in Marrowick and later moved to [O:Dunholt], "
                                           "where she died.", "Marrowick")
+
+
+def test_a_value_written_after_the_object_with_a_comma_is_its_region():
+    from agentkgv.reader_agent.contradiction import writes_as_region
+
+    born = Triple("Allan Peiper", "place of birth", "Alexandra")
+    assert writes_as_region(born, "Allan Peiper was born in Alexandra, ")
+    assert writes_as_region(born, "Allan Peiper was born in ALEXANDRA ,")
+    assert not writes_as_region(born, "Allan Peiper was born in Alexandra and moved to ")
+    assert not writes_as_region(born, "Allan Peiper was born in Greater Alexandria, ")

@@ -53,7 +53,8 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import Contradiction, contradicts, other_values, stated_as_own, stated_other
+from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, stated_as_own, stated_other,
+                                                 writes_as_region)
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, reader_view
@@ -292,6 +293,8 @@ class ReadingAgent:
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             other = stated_other(claim, span.text)
             if claim.kind is Kind.ENTITY:
+                if writes_as_region(claim.triple, read[:span.start]):
+                    continue  # "born in Alexandra, Victoria": the object written with its region
                 if self._stated_here(claim, read, span):
                     return other
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in

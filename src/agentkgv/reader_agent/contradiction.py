@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentkgv.data.records import Triple
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import fold, folded_words
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import reader_view
@@ -77,3 +77,11 @@ def stated_other(claim: Claim, value: str) -> str | None:
         if "," in value and head == folded_words(name.split(",")[0]):
             return None
     return value
+
+
+def writes_as_region(triple: Triple, before: str) -> bool:
+    """Whether a value stands right after the triple's object, a comma between (`before`, the text up to the value):
+    "born in Alexandra, Victoria" writes Alexandra with its region, which is no other place of birth."""
+    before = before.rstrip()
+    return before.endswith(",") and any(
+        fold(before[:-1]).endswith(fold(name)) for name in triple.object_names if folded_words(name))
