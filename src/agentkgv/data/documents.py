@@ -4,9 +4,10 @@ Each document is read into titled sections (a Markdown or HTML heading, a PDF pa
 each section is cut into passages of whole sentences with a few words of overlap, so a fact stated
 across a cut is still whole in one passage. Passage ids are hashes of the text, stable across rebuilds.
 
-A passage's title is the heading its document gives it, or none: the readers read "title: text", and a
-file name or a page number there is a word no page writes (it kept the value reader from finding a stated
-value). Where it came from is the passage's source, `doc:<path>`, with `#page=N` for a PDF's page.
+A passage's title is the heading its document gives it, or none: the value reader reads "title: text", and a
+file name or a page number there kept it from finding a stated value (the evidence readers add the file's name
+back, `reader_agent/reader.judged_title`). Where it came from is the passage's source, `doc:<path>`, with
+`#page=N` for a PDF's page.
 
 A document that cannot be read (binary, broken PDF, no text) raises DocumentError and is skipped by the
 indexer, which reports it; a bad row of a passage table is skipped with its line named.

@@ -23,7 +23,6 @@ ROOT = Path("factbench")
 # The 400 facts that come with their own web documents, as an evaluation split: real extraction-style
 # errors (the object of another relation of the subject), never trained on.
 DOCS_SPLIT = "factbench_docs"
-# A heading, not a paragraph: the first line becomes the title only when it is this short.
 
 
 def iter_factbench(data_dir: Path) -> Iterator[LabeledTriple]:

@@ -249,10 +249,10 @@ class ReadingAgent:
             other = reading.claim.with_object(value)
             if not stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text):
                 continue
-            claim_view = reader_view(reading.claim.for_passage(hit.passage.text), hit.passage.text).text
             if unknown and self._gives_instead(reading, scores[i], logit) or (
-                    self._reads_true(reading, logit)
-                    and self.relations.cues.leads_first_to(reading.claim.triple, claim_view, value)):
+                    self._reads_true(reading, logit) and self.relations.cues.leads_first_to(
+                        reading.claim.triple, reader_view(reading.claim.for_passage(hit.passage.text),
+                                                          hit.passage.text).text, value)):
                 withdrawn.add(i)
         return withdrawn
 
