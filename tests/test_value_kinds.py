@@ -87,6 +87,23 @@ def test_a_value_the_facts_know_is_judged_by_the_relations_it_is_a_value_of(tmp_
     assert found[1:] == [None, None, None, None]
 
 
+def test_a_value_is_judged_by_the_relations_it_is_mostly_a_value_of(tmp_path, monkeypatch):
+    # "city 950" is a place of birth three times and, once, a spouse; "person 960" the other way round.
+    facts = toy_facts() + [Triple(f"person {310 + k}", "place of birth", "city 950", predicate_id="P19")
+                           for k in range(3)] + [Triple("person 313", "spouse", "city 950", predicate_id="P26")] + [
+        Triple(f"person {320 + k}", "spouse", "person 960", predicate_id="P26") for k in range(3)] + [
+        Triple("person 323", "place of birth", "person 960", predicate_id="P19")]
+    model, report = fit_value_kinds(facts, toy_embed, ValueKindSettings(min_facts=40, compatible_confusion=0.05))
+    classes = sorted(model.kinds)
+    assert classes.index("P19") not in model.compatible["P26"]
+    save_value_kinds(tmp_path, {"spouse": "P26", "place of birth": "P19"}, model, report)
+    kinds = ValueKinds.open(tmp_path)
+    monkeypatch.setattr("agentkgv.encoders.embed", toy_embed)
+    found = kinds.misfits([Triple("person 1", "spouse", "city 950"), Triple("person 1", "spouse", "person 960")])
+    assert found[0] is not None and found[0].known_as == (("P19", 3), ("P26", 1))
+    assert found[1] is None
+
+
 def test_a_model_folder_without_its_known_values_or_with_them_broken_is_refused_by_name(tmp_path):
     import gzip
     import json

@@ -16,8 +16,9 @@ judged.
 
 Names alone mistake a place for a person often enough that a relation's threshold must let some through
 ("Iraq" fits `spouse` at 0.17). So the model also keeps the values the training facts know, with the relations
-each is a value of: a known value whose relations are all of kinds the relation takes at neither end ("Iraq", the
-value of `country` and `shares border with`, as a spouse) does not fit, whatever its name reads as. Which relations
+each is a value of: a known value whose relations are mostly of kinds the relation takes at neither end ("Iraq", the
+value of `country` and `shares border with`, as a spouse; "New York City", a location hundreds of times and a
+capital once) does not fit, whatever its name reads as. Which relations
 take one another's values (`KindModel.compatible`) is read off the facts (their values overlap) and off the
 classifier (it mistakes one's held-out values for the other's), so people of every relation stay one kind. And a
 known value of a relation the relation takes fits, however its name reads ("Sting", a performer, as a spouse); a
@@ -45,6 +46,8 @@ CARD_FILE = "value_kinds.json"
 KNOWN_FILE = "known_values.json.gz"
 # The fit of a value's name to its relation at which a known value of other relations is taken for a namesake.
 AMBIGUOUS_NAME = 0.5
+# The share of a known value's facts that must be of relations whose values a relation takes for it to fit by them.
+KNOWN_SHARE = 0.5
 
 
 def shipped_value_kinds() -> Path:
@@ -105,10 +108,14 @@ class KindModel:
     known: dict[str, dict[int, int]]
 
     def known_fit(self, relation: str, value: str) -> bool | None:
-        """Whether the training facts know `value` as the value of a relation whose values the relation takes;
-        None where none knows it."""
+        """Whether the training facts know `value` mostly (`KNOWN_SHARE` of its facts) as the value of relations
+        whose values the relation takes; None where none knows it. One fact among many is no kind: "New York City"
+        is the capital of something once and a location 429 times, and no spouse."""
         seen = self.known.get(label_key(value))
-        return bool(set(seen) & set(self.compatible[relation])) if seen else None
+        if not seen:
+            return None
+        taken = set(self.compatible[relation])
+        return sum(n for c, n in seen.items() if c in taken) >= KNOWN_SHARE * sum(seen.values())
 
     def known_misfit(self, relation: str, value: str, fit: float) -> bool:
         """Whether the facts know `value` only as the value of relations this one does not take, and its name,
