@@ -94,6 +94,13 @@ def test_a_country_stated_is_no_other_value_than_a_town(agent):
     assert verify(agent, "Tamsin Rowe", "place of birth", "Adelaide").outcome != Finding.CONTRADICTED.value
 
 
+def test_a_claim_of_a_thing_to_itself_is_read_from_no_passage(agent):
+    # Every passage naming the painter names "both"; none states him as his own notable work.
+    itself = verify(agent, "Ansel Brightwater", "notable work", "Ansel Brightwater")
+    assert itself.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and itself.verdict is None
+    assert itself.search_calls == 0 and "its object is its subject" in itself.reason
+
+
 def test_a_death_by_surname_does_not_support_a_birth_there(agent):
     verdict = verify(agent, "Edda Quillfeather", "place of birth", "Sorrelby")
     assert verdict.outcome != Finding.SUPPORTED.value and verdict.verdict is not True

@@ -67,6 +67,8 @@ from agentkgv.retrieval.guard import DistrustedSource, Withheld, search_recorded
 
 # P(true) of a label the subject's own names settle, with nothing read: a name match, not a calibrated reading.
 LABEL_BY_NAME = 0.95
+# Why a claim of a thing to itself is read from no passage.
+SELF_CLAIM = "its object is its subject: a passage naming it states no relation of it to itself"
 # The value reader's spans of a passage weighed in turn, best first: the best may be another relation's value.
 VALUE_SPANS = 3
 
@@ -124,9 +126,11 @@ class ReadingAgent:
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
         queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
         judge = self.rare.judge if self.rare is not None and self.rare.takes(item.triple) else self.main
-        # No passage can check a link or an identifier, and a label the subject's own names settle needs none;
-        # a reading for a calibration to be fitted reads every triple.
-        searched = claim.checkable and not claim.named_by_subject() and misfit is None or judge.calibration is None
+        # No passage can check a link or an identifier, a label the subject's own names settle needs none, and one
+        # that names the subject names a claim of the thing to itself in full; a reading for a calibration to be
+        # fitted reads every triple.
+        searched = (claim.checkable and not claim.named_by_subject() and not claim.names_itself() and misfit is None
+                    or judge.calibration is None)
         return Reading(item=item, judge=judge, claim=claim, done=not searched, misfit=misfit,
                        queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
 
@@ -415,4 +419,5 @@ class ReadingAgent:
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
             outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld,
-            reason=reading.misfit.reason() if reading.misfit is not None else None)
+            reason=reading.misfit.reason() if reading.misfit is not None else (
+                SELF_CLAIM if claim.names_itself() else None))

@@ -166,6 +166,11 @@ class Claim:
         """A label claim the subject's own names settle: the object is one of them, written as names are."""
         return self.kind is Kind.LABEL and any(same_name(self.triple.object, n) for n in self.triple.subject_names)
 
+    def names_itself(self) -> bool:
+        """An entity claim whose object is its subject (`Arthur C. Clarke | notable work | Arthur C. Clarke`): any
+        passage naming the subject names "both", and states no relation of the thing to itself by doing so."""
+        return self.kind is Kind.ENTITY and any(same_name(self.triple.object, n) for n in self.triple.subject_names)
+
     def forms_in(self, text: str) -> tuple[str, ...]:
         """The surfaces in `text` that write this claim's value (a date or number claim), to be marked as
         the object's."""
