@@ -54,17 +54,6 @@ def test_a_predicate_named_in_words_or_by_an_id_of_its_own_finds_its_paraphrase(
     assert paraphrases_of(table, Triple("Ada Vell", "favourite colour", "green", predicate_id="favColour")) == []
 
 
-def test_a_relation_name_written_head_last_is_the_relation_of_that_name(predicates):
-    from agentkgv.data.predicates import by_name, head_last
-
-    # DBpedia's `foundationPlace` is Wikidata's "place of foundation", an alias of P740's; no alias reads it so.
-    assert head_last("place of foundation") == "foundation place" and head_last("part of") is None
-    table = by_name(predicates, {pid: pid for pid in predicates})
-    assert table["foundation place"] == "P740" and table["death year"] == "P570"
-    # A label or alias as written wins over a name turned round.
-    assert table["birth place"] == "P19" and table["location"] == "P276"
-
-
 def test_the_shipped_predicate_table_is_the_data_folders_without_x_factr(data, tmp_path):
     shipped = shipped_predicates()
     assert shipped == shippable(data)  # `agentkgv build-predicates` rewrites it

@@ -204,29 +204,13 @@ def gloss_table(predicates: dict[str, PredicateInfo], style: str = "descriptions
     return by_name(predicates, {pid: gloss for pid, gloss in glosses.items() if gloss})
 
 
-# "place of foundation" as a graph writes it, the head noun last: "foundation place".
-_HEAD_OF = re.compile(r"(place|date|location|year|time|country) of (\w+)")
-
-
-def head_last(name: str) -> str | None:
-    """A relation name of the form "place of birth" written head last ("birth place"), as DBpedia's camel-cased
-    names read (`foundationPlace`); None for any other name. The same relation, read from the same end."""
-    match = _HEAD_OF.fullmatch(name.lower())
-    return f"{match.group(2)} {match.group(1)}" if match else None
-
-
 def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[str, V]:
     """`values` (by predicate id) keyed by id, then by lower-cased label, then by alias (a graph that carries
-    words only, DBpedia's `birth place` among them), then by a label or alias written head last (`head_last`:
-    `foundation place` for Wikidata's `place of foundation`): a predicate's own label wins over another's alias,
-    and among aliases the lowest id's."""
+    words only, DBpedia's `birth place` among them): a predicate's own label wins over another's alias, and
+    among aliases the lowest id's."""
     by_id = sorted(values, key=lambda pid: (len(pid), pid))
     table = {pid: values[pid] for pid in by_id}
-
-    def head_last_names(info: PredicateInfo) -> list[str]:
-        return [turned for name in (info.label, *info.aliases) if (turned := head_last(name)) is not None]
-
-    for names in (lambda info: (info.label,), lambda info: info.aliases, head_last_names):
+    for names in (lambda info: (info.label,), lambda info: info.aliases):
         for pid in by_id:
             for name in names(predicates[pid]) if pid in predicates else ():
                 table.setdefault(name.lower(), values[pid])
