@@ -96,9 +96,16 @@ def test_a_country_stated_is_no_other_value_than_a_town(agent):
 
 def test_a_claim_of_a_thing_to_itself_is_read_from_no_passage(agent):
     # Every passage naming the painter names "both"; none states him as his own notable work.
-    itself = verify(agent, "Ansel Brightwater", "notable work", "Ansel Brightwater")
+    painter = "http://example.org/Ansel_Brightwater"
+    itself = agent.verify([LabeledTriple("t", Triple("Ansel Brightwater", "notable work", "Ansel Brightwater",
+                                                     subject_id=painter, object_id=painter))])[0]
     assert itself.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and itself.verdict is None
     assert itself.search_calls == 0 and "its object is its subject" in itself.reason
+    # Two things of one name are read as any claim: a firm may be founded in the town it is named after.
+    namesake = agent.verify([LabeledTriple("t", Triple("Marrowick", "notable work", "Marrowick",
+                                                       subject_id="http://example.org/Marrowick_(firm)",
+                                                       object_id="http://example.org/Marrowick"))])[0]
+    assert namesake.search_calls > 0 and namesake.reason is None
 
 
 def test_a_death_by_surname_does_not_support_a_birth_there(agent):

@@ -167,9 +167,14 @@ class Claim:
         return self.kind is Kind.LABEL and any(same_name(self.triple.object, n) for n in self.triple.subject_names)
 
     def names_itself(self) -> bool:
-        """An entity claim whose object is its subject (`Arthur C. Clarke | notable work | Arthur C. Clarke`): any
-        passage naming the subject names "both", and states no relation of the thing to itself by doing so."""
-        return self.kind is Kind.ENTITY and any(same_name(self.triple.object, n) for n in self.triple.subject_names)
+        """An entity claim whose object is its subject, one term by its graph's identifiers (`Arthur C. Clarke |
+        notable work | Arthur C. Clarke`): any passage naming the subject names "both", and states no relation of the
+        thing to itself by doing so. Names alone cannot say it: Nokia, the company, was founded in Nokia, the town,
+        and "Cher (album)" is by Cher."""
+        t = self.triple
+        same = (t.rdf.subject == t.rdf.object if t.rdf is not None
+                else t.subject_id is not None and t.subject_id == t.object_id)
+        return self.kind is Kind.ENTITY and same
 
     def forms_in(self, text: str) -> tuple[str, ...]:
         """The surfaces in `text` that write this claim's value (a date or number claim), to be marked as

@@ -21,7 +21,7 @@ value of `country` and `shares border with`, as a spouse; "New York City", a loc
 capital once) does not fit, whatever its name reads as. Which relations
 take one another's values (`KindModel.compatible`) is read off the facts (their values overlap) and off the
 classifier (it mistakes one's held-out values for the other's), so people of every relation stay one kind. And a
-known value of a relation the relation takes fits, however its name reads ("Sting", a performer, as a spouse); a
+known value mostly of relations the relation takes fits, however its name reads ("Sting", a performer, as a spouse); a
 known value of others whose name reads as the relation's kind is taken for a namesake ("Cher" is a département).
 """
 
@@ -82,14 +82,15 @@ class Misfit:
     value: str
     p_fits: float
     relation: str  # the relation's id the classifier knows it as
-    # Where the training facts know the value: the relations it is a value of there, and how often, most first.
+    # Where the training facts know the value: the relations it is a value of there that this one does not take,
+    # and how often, most first.
     known_as: tuple[tuple[str, int], ...] = ()
 
     def reason(self) -> str:
         if self.known_as:
             seen = ", ".join(f"{relation} ({count})" for relation, count in self.known_as[:3])
-            return (f"{self.value!r} is not of a kind the relation takes: the training facts know it as the value of "
-                    f"{seen}, relations whose values {self.relation} takes at neither end")
+            return (f"{self.value!r} is not of a kind the relation takes: the training facts know it mostly as the "
+                    f"value of {seen}, relations whose values {self.relation} takes at neither end")
         return (f"{self.value!r} is not of a kind the relation takes (P(fits) {self.p_fits:.3f} as the object of "
                 f"{self.relation}, and the triple read backwards fits no better)")
 
@@ -118,15 +119,17 @@ class KindModel:
         return sum(n for c, n in seen.items() if c in taken) >= KNOWN_SHARE * sum(seen.values())
 
     def known_misfit(self, relation: str, value: str, fit: float) -> bool:
-        """Whether the facts know `value` only as the value of relations this one does not take, and its name,
+        """Whether the facts know `value` mostly as the value of relations this one does not take, and its name,
         which fits the relation at `fit`, does not read as the relation's kind more likely than not: then it is a
         name two things bear ("Cher", a singer and a French département; "Prince")."""
         return self.known_fit(relation, value) is False and fit < max(self.thresholds[relation], AMBIGUOUS_NAME)
 
-    def known_as(self, value: str) -> tuple[tuple[str, int], ...]:
-        """The relations (ids) the training facts know `value` as a value of, and how often, most first."""
+    def known_as(self, value: str, relation: str | None = None) -> tuple[tuple[str, int], ...]:
+        """The relations (ids) the training facts know `value` as a value of, and how often, most first; given a
+        `relation`, only those whose values it does not take."""
         classes = sorted(self.kinds)
-        seen = self.known.get(label_key(value), {})
+        taken = set(self.compatible[relation]) if relation is not None else set()
+        seen = {c: n for c, n in self.known.get(label_key(value), {}).items() if c not in taken}
         return tuple((classes[c], n) for c, n in sorted(seen.items(), key=lambda item: (-item[1], item[0])))
 
 
@@ -219,7 +222,7 @@ class ValueKinds:
             # What the facts know of the value outweighs what its name reads as, either way.
             known = m.known_fit(r, triples[i].object)
             if m.known_misfit(r, triples[i].object, as_object):
-                found[i] = Misfit(triples[i].object, float(as_object), r, m.known_as(triples[i].object))
+                found[i] = Misfit(triples[i].object, float(as_object), r, m.known_as(triples[i].object, r))
             elif known is None and as_object < at and not backwards:
                 found[i] = Misfit(triples[i].object, float(as_object), r)
         return found
