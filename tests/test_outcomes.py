@@ -422,3 +422,20 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     assert writes_as_region(born, "Allan Peiper was born in ALEXANDRA ,")
     assert not writes_as_region(born, "Allan Peiper was born in Alexandra and moved to ")
     assert not writes_as_region(born, "Allan Peiper was born in Greater Alexandria, ")
+
+
+@pytest.mark.parametrize("text, span, name", [
+    ("the concerts at the Lembrook O2 Arena, and", "Lembrook", "Lembrook O2 Arena"),
+    ("released by Dunholt Records in 1959.", "Dunholt", "Dunholt Records"),
+    ("for Dunholt Records' own label", "Dunholt", "Dunholt Records"),
+    ("the Holmby Hills, Los Marrowick, house", "Marrowick", "Los Marrowick"),
+    ("She was born in Marrowick. Then", "Marrowick", "Marrowick"),
+    ("In Marrowick she died", "Marrowick", "Marrowick"),
+    ("died in Marrowick on 3 May", "Marrowick", "Marrowick"),
+    ("born in Alexandra, Victoria", "Victoria", "Victoria"),
+])
+def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
+    from agentkgv.reader_agent.contradiction import whole_name
+
+    start = text.index(span)
+    assert whole_name(text, start, start + len(span)) == name

@@ -54,7 +54,7 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, stated_as_own, stated_other,
-                                                 writes_as_region)
+                                                 whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, reader_view
@@ -295,15 +295,16 @@ class ReadingAgent:
         in 1901 and died in Porthkennack" gives Porthkennack as the death's place."""
         read = context(passage.text, passage.title)
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
-            other = stated_other(claim, span.text)
             if claim.kind is Kind.ENTITY:
+                # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
+                other = stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
                 if writes_as_region(claim.triple, read[:span.start]):
                     continue  # "born in Alexandra, Victoria": the object written with its region
                 if self._stated_here(claim, read, span):
                     return other
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
-            elif other is None:
+            elif (other := stated_other(claim, span.text)) is None:
                 return None
             elif stated_as_own(self.relations, claim.with_object(other),
                                reader_view(claim.with_object(other), passage.text).text):

@@ -11,10 +11,11 @@ founding): "Codemasters opened an office in 2006" contradicts no founding year.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from agentkgv.data.records import Triple
-from agentkgv.data.text import fold, folded_words
+from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import reader_view
@@ -85,3 +86,29 @@ def writes_as_region(triple: Triple, before: str) -> bool:
     before = before.rstrip()
     return before.endswith(",") and any(
         fold(before[:-1]).endswith(fold(name)) for name in triple.object_names if folded_words(name))
+
+
+# A word right before or after a name, a space between; what ends a name with the word it follows.
+_WORD_BEFORE = re.compile(r"(\S+) $")
+_WORD_AFTER = re.compile(r"^ (\S+)")
+_ENDS_NAME = ".,;:!?)'\"’"
+
+
+def _of_name(word: str) -> bool:
+    """Whether `word`, next to a name, is part of it: capitalised and no function word ("In Paris", "the Hague")."""
+    return word[:1].isupper() and word.lower() not in FUNCTION_WORDS
+
+
+def whole_name(text: str, start: int, end: int) -> str:
+    """The proper name `text[start:end]` is part of, as written: the capitalised words on either side, a space between,
+    up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles").
+    A span inside a longer name names that name's thing, whose kind it must be read by: Bethlehem Records is no place
+    of death."""
+    while (match := _WORD_AFTER.match(text[end:])) and _of_name(word := match.group(1).rstrip(_ENDS_NAME)):
+        end += 1 + len(word)
+        if len(word) < len(match.group(1)):
+            break
+    while ((match := _WORD_BEFORE.search(text[:start])) and match.group(1)[-1] not in _ENDS_NAME
+           and _of_name(match.group(1))):
+        start = match.start()
+    return text[start:end]
