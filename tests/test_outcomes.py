@@ -433,6 +433,7 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     ("In Marrowick she died", "Marrowick", "Marrowick"),
     ("died in Marrowick on 3 May", "Marrowick", "Marrowick"),
     ("born in Alexandra, Victoria", "Victoria", "Victoria"),
+    ("an American jazz drummer", "jazz", "jazz"),
 ])
 def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
     from agentkgv.reader_agent.contradiction import whole_name

@@ -103,7 +103,9 @@ def whole_name(text: str, start: int, end: int) -> str:
     """The proper name `text[start:end]` is part of, as written: the capitalised words on either side, a space between,
     up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles").
     A span inside a longer name names that name's thing, whose kind it must be read by: Bethlehem Records is no place
-    of death."""
+    of death. A span in lower case is no proper name: "American jazz" is jazz."""
+    if not text[start:end][:1].isupper():
+        return text[start:end]
     while (match := _WORD_AFTER.match(text[end:])) and _of_name(word := match.group(1).rstrip(_ENDS_NAME)):
         end += 1 + len(word)
         if len(word) < len(match.group(1)):
