@@ -296,12 +296,11 @@ class ReadingAgent:
         read = context(passage.text, passage.title)
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             if claim.kind is Kind.ENTITY:
-                # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
-                other = stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
                 if writes_as_region(claim.triple, read[:span.start]):
                     continue  # "born in Alexandra, Victoria": the object written with its region
                 if self._stated_here(claim, read, span):
-                    return other
+                    # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
+                    return stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
             elif (other := stated_other(claim, span.text)) is None:

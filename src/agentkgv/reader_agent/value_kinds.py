@@ -124,11 +124,11 @@ class KindModel:
         name two things bear ("Cher", a singer and a French département; "Prince")."""
         return self.known_fit(relation, value) is False and fit < max(self.thresholds[relation], AMBIGUOUS_NAME)
 
-    def known_as(self, value: str, relation: str | None = None) -> tuple[tuple[str, int], ...]:
-        """The relations (ids) the training facts know `value` as a value of, and how often, most first; given a
-        `relation`, only those whose values it does not take."""
+    def known_as(self, value: str, relation: str) -> tuple[tuple[str, int], ...]:
+        """The relations (ids) whose values `relation` does not take that the training facts know `value` as a value
+        of, and how often, most first."""
         classes = sorted(self.kinds)
-        taken = set(self.compatible[relation]) if relation is not None else set()
+        taken = set(self.compatible[relation])
         seen = {c: n for c, n in self.known.get(label_key(value), {}).items() if c not in taken}
         return tuple((classes[c], n) for c, n in sorted(seen.items(), key=lambda item: (-item[1], item[0])))
 
