@@ -54,6 +54,24 @@ def test_a_predicate_named_in_words_or_by_an_id_of_its_own_finds_its_paraphrase(
     assert paraphrases_of(table, Triple("Ada Vell", "favourite colour", "green", predicate_id="favColour")) == []
 
 
+def test_a_statement_that_leads_with_the_object_gives_words_from_the_subjects_end_or_none():
+    from agentkgv.data.predicates import PredicateInfo, subject_phrase
+
+    assert subject_phrase("[X] was born in [Y] .") == "was born in"
+    assert subject_phrase("[Y] is [X]'s native language.") == "native language"
+    # Read from the object's end: the capital's country, the owner, the twin town.
+    assert subject_phrase("[Y] is the capital of [X].") is None
+    assert subject_phrase("[Y] owns [X] .") is None
+    assert subject_phrase("[Y] and [X] are twin cities.") is None
+    tongue = PredicateInfo("P103", "native language", aliases=("first language",),
+                           templates=("The native language of [X] is [Y] .", "[Y] is [X]'s mother tongue.",
+                                      "[Y] is [X]'s native language."))
+    # No slots' words run together ("is 's mother tongue"), and the label is no paraphrase of itself.
+    assert tongue.paraphrases(statements_first=True) == ["mother tongue", "first language"]
+    capital = PredicateInfo("P36", "capital", templates=("The capital of [X] is [Y] .", "[Y] is the capital of [X]."))
+    assert capital.paraphrases(statements_first=True) == []
+
+
 def test_the_shipped_predicate_table_is_the_data_folders_without_x_factr(data, tmp_path):
     shipped = shipped_predicates()
     assert shipped == shippable(data)  # `agentkgv build-predicates` rewrites it

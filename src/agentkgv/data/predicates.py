@@ -59,7 +59,8 @@ class PredicateInfo:
         if statements_first:
             # A template that leads with the relation's noun ("The native language of [X] is [Y].") leaves only
             # function words ("is"), which search for nothing but the subject.
-            verbs = tuple(v for v in verbs if not set(v.lower().split()) <= FUNCTION_WORDS)
+            verbs = tuple(v for t in self.templates if (v := subject_phrase(t))
+                          and not set(v.lower().split()) <= FUNCTION_WORDS)
         for phrase in (*verbs, *self.aliases) if statements_first else (*self.aliases, *verbs):
             if phrase and phrase.lower() not in seen:
                 seen.add(phrase.lower())
@@ -73,6 +74,17 @@ def template_phrase(template: str) -> str:
     if match:
         return match.group(1).strip(" .,")
     return re.sub(r"\[[XY]\]", "", template).strip(" .,")
+
+
+def subject_phrase(template: str) -> str | None:
+    """The words that follow the subject where a statement leads with it: `template_phrase` where the subject's
+    slot comes first, the words of its possessive where the object's does ("[Y] is [X]'s native language." ->
+    `native language`), else None: "[Y] owns [X]" says nothing from the subject's end, and its slots' words run
+    together ("is 's native language") would be searched for as written."""
+    if re.search(r"\[X\].*?\[Y\]", template):
+        return template_phrase(template)
+    possessive = re.search(r"\[X\]\s*'s\s+(.+)$", template)
+    return possessive.group(1).strip(" .,") if possessive and "[Y]" not in possessive.group(1) else None
 
 
 def shipped_predicates_path() -> Path:
