@@ -380,6 +380,22 @@ def test_passage_view_does_not_take_a_name_inside_a_longer_one_for_a_mention():
     assert namesake.has_subject and namesake.has_object
 
 
+def test_a_name_built_as_the_subjects_is_not_a_mention_of_the_object():
+    """"Sydney Airport", beside the subject Melbourne Airport, names another airport: no mention of the city."""
+    from agentkgv.core.evidence_view import view_passage
+
+    listed = view_passage("Flights leave from Melbourne Airport, Sydney Airport and Perth Airport.", "Melbourne Airport",
+                          "Sydney", 50)
+    assert not listed.has_object and "[O:" not in listed.text
+    agency = view_passage("The line is owned by the Norwegian National Rail Administration.",
+                          "Swedish National Rail Administration", "Norway", 50, object_aliases=("Norwegian",))
+    assert not agency.has_object
+    # The city itself, and a name whose next word is another one, stay mentions.
+    assert view_passage("Melbourne Airport has flights to Sydney daily.", "Melbourne Airport", "Sydney", 50).has_object
+    assert view_passage("Melbourne Airport is near Sydney Road.", "Melbourne Airport", "Sydney", 50).has_object
+    assert view_passage("Apple Inc. and Honda Inc. signed.", "Apple Inc.", "Honda", 50).has_object
+
+
 def test_a_name_heading_a_longer_name_is_not_named_alone():
     from agentkgv.core.evidence_view import named_alone
 

@@ -210,6 +210,28 @@ def named_alone(text: str, names: Sequence[str]) -> bool:
     return False
 
 
+def _siblings_dropped(tokens: _Tokens, text: str, spans: list[tuple[int, int]], subject: str) -> list[tuple[int, int]]:
+    """`spans` less those that head a name built as the subject's is, the end of the subject's name after them:
+    beside the subject Melbourne Airport, "Sydney" in "Sydney Airport" names another airport, not the city; beside
+    the Swedish National Rail Administration, "Norwegian" in "Norwegian National Rail Administration" another
+    agency, not Norway. A firm's legal form alone builds no name ("Honda Inc." beside Apple Inc. is Honda)."""
+    name = folded_words(without_disambiguation(subject))
+    if len(name) < 2 or name[-1] in FUNCTION_WORDS:
+        return spans
+    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
+    folded = [word for _, _, word in tokens.words]
+    kept = []
+    for start, end in spans:
+        after = starts.get(end + 1)
+        built = after is not None and tokens.capitals[after] and _LINE_SPACE.fullmatch(
+            text[tokens.pieces[end][1]:tokens.pieces[end + 1][0]]) and any(
+            folded[after:after + len(name) - j] == name[j:] and not set(name[j:]) <= _SAME_NAMED
+            for j in range(1, len(name)))
+        if not built:
+            kept.append((start, end))
+    return kept
+
+
 def _same_name(name: str, others: Sequence[str]) -> bool:
     return any(folded_words(name) == folded_words(other) for other in others)
 
@@ -228,6 +250,7 @@ def view_passage(text: str, subject: str, obj: str, max_words: int,
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)
+    objects = _siblings_dropped(tokens, text, objects, subject)
     if not words:
         return PassageView("", False, False)
     ranges = _windows(subjects, objects, max_words, len(words))
