@@ -396,6 +396,24 @@ def test_a_name_built_as_the_subjects_is_not_a_mention_of_the_object():
     assert view_passage("Apple Inc. and Honda Inc. signed.", "Apple Inc.", "Honda", 50).has_object
 
 
+def test_a_name_is_found_as_pages_write_it_without_a_legal_form_with_a_nickname_or_and_for_ampersand():
+    from agentkgv.core.evidence_view import trade_names, view_passage
+
+    assert trade_names(["Uprizer Labs LLC", "Apago, Inc.", "Sage Group"]) == ["Uprizer Labs", "Apago"]
+    assert not view_passage("Battle Intel Report 05: defeat Shiva.", "Intel Corporation", "Shiva", 50).has_subject
+    assert view_passage("Intel acquired Shiva in 1999.", "Intel Corporation", "Shiva", 50).has_subject
+    firm = view_passage("There Clarke founded a new company, Uprizer Labs, in Austin.", "Uprizer Labs LLC", "Austin", 50)
+    assert firm.text == "There Clarke founded a new company, [S:Uprizer Labs], in [O:Austin]"
+    nickname = view_passage('A spoof by the Russian movie translator Dmitry "Goblin" Puchkov.', "Dmitry Puchkov",
+                            "Russian", 50)
+    assert nickname.has_subject and '[S:Dmitry "Goblin" Puchkov]' in nickname.text
+    title = view_passage("The collection Synthesis and Other Virtual Realities, by Mary Rosenblum.", "Mary Rosenblum",
+                         "Synthesis & Other Virtual Realities", 50)
+    assert title.has_object and view_passage("Simon & Garfunkel sang.", "Simon and Garfunkel", "x", 50).has_subject
+    # Words a quotation stands between are no nickname, nor is a word in lower case.
+    assert not view_passage('Dmitry said "hello" Puchkov.', "Dmitry Puchkov", "x", 50).has_subject
+
+
 def test_a_name_heading_a_longer_name_is_not_named_alone():
     from agentkgv.core.evidence_view import named_alone
 

@@ -31,6 +31,7 @@ class _Tokens:
     capitals: list[bool]  # whether each word starts with a capital letter
     piece_capitals: list[bool]  # whether each piece starts with a capital letter
     spaced: list[bool]  # whether only spaces (or an initial's full stop) part each word from the one before
+    quoted: list[bool]  # whether spaces and a quotation mark part it: a nickname's bounds ('Dmitry "Goblin" Puchkov')
 
 
 def _cuts(word: str) -> list[int]:
@@ -48,7 +49,7 @@ def _cuts(word: str) -> list[int]:
 
 def _tokens(text: str) -> _Tokens:
     pieces: list[tuple[int, int, str]] = []
-    words, capitals, spaced, end = [], [], [], 0
+    words, capitals, spaced, quoted, end = [], [], [], [], 0
     for m in WORD.finditer(text):
         word, first, folded = m.group(), len(pieces), fold_word(m.group())
         cuts = _cuts(word)
@@ -60,11 +61,13 @@ def _tokens(text: str) -> _Tokens:
         words.append((first, len(pieces) - 1, folded))
         capitals.append(word[:1].isupper())
         spaced.append(bool(_SPACED.fullmatch(text[end:m.start()])))
+        quoted.append(bool(_QUOTED.fullmatch(text[end:m.start()])))
         end = m.end()
-    return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced)
+    return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced, quoted)
 
 
 _SPACED = re.compile(r"\.?\s+")
+_QUOTED = re.compile(r"\s+[\"“‘']|[\"”’']\s+")
 
 
 def runs_apart(left: str, right: str) -> bool:
@@ -104,7 +107,8 @@ MAX_MIDDLE_NAMES = 3
 
 def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     """Piece ranges where a two-word name written with capitals stands with up to `MAX_MIDDLE_NAMES` capitalised
-    words between its two ("Douglas Noel Adams" for Douglas Adams)."""
+    words between its two ("Douglas Noel Adams" for Douglas Adams), or a nickname in quotation marks ('Dmitry
+    "Goblin" Puchkov')."""
     written, units = name.split(), _name_units(name)[0]
     if len(written) != 2 or len(units) != 2 or not all(w[:1].isupper() and w[1:2].isalpha() for w in written):
         return []
@@ -115,7 +119,8 @@ def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
         if word != first or not tokens.capitals[i]:
             continue
         for j in range(i + 2, min(i + 2 + MAX_MIDDLE_NAMES, len(folded))):
-            if not (tokens.capitals[j - 1] and tokens.spaced[j - 1] and tokens.spaced[j]):
+            if not (tokens.capitals[j - 1] and (tokens.spaced[j - 1] or tokens.quoted[j - 1])
+                    and (tokens.spaced[j] or tokens.quoted[j])):
                 break
             if folded[j] == last and tokens.capitals[j]:
                 spans.append((tokens.words[i][0], tokens.words[j][1]))
@@ -165,21 +170,60 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
+_AMPERSAND, _AND = re.compile(r"\s*&\s*"), re.compile(r"\s+and\s+")
+
+
 def written_forms(names: Sequence[str]) -> list[str]:
     """The forms of `names` text writes that they are not already: without a graph's disambiguation ("Paul
     Stephenson (police officer)" is written "Paul Stephenson"), where that leaves a name of two letters or more
-    ("2012 (film)" is no year, "M (1931 film)" no letter)."""
-    forms = [without_disambiguation(name) for name in names]
+    ("2012 (film)" is no year, "M (1931 film)" no letter); and with "and" for "&" and the other way round
+    ("Synthesis & Other Virtual Realities" is written "Synthesis and Other Virtual Realities")."""
+    bare = [without_disambiguation(name) for name in names]
+    forms = bare + [_AMPERSAND.sub(" and ", form) if "&" in form else _AND.sub(" & ", form) for form in bare]
     return list(dict.fromkeys(f for f in forms if f not in names and sum(c.isalpha() for c in f) >= 2))
+
+
+# A firm's legal form ending its name.
+_LEGAL_FORM = re.compile(r"(?:[\s,]+(?:inc|ltd|llc|plc|co|corp|corporation|company|limited|ag|sa|nv|bv|gmbh)\.?)+$",
+                         re.IGNORECASE)
+
+
+def trade_names(names: Sequence[str]) -> list[str]:
+    """Firms' names of `names` as pages write them, without their legal form ("Uprizer Labs LLC" is written "Uprizer
+    Labs", Oracle Corporation "Oracle"), where a capitalised name of two letters or more is left."""
+    forms = [_LEGAL_FORM.sub("", without_disambiguation(name)) for name in names]
+    return list(dict.fromkeys(f for f in forms
+                              if f not in names and f[:1].isupper() and sum(c.isalpha() for c in f) >= 2))
+
+
+def _standing_alone(tokens: _Tokens, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` less those a capitalised word joins on either side, as part of a longer name: "Intel" in "Battle Intel
+    Report" is no Intel Corporation. A function word before ("The", "At") or a legal form after joins none."""
+    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
+    ends = {last: k for k, (_, last, _) in enumerate(tokens.words)}
+    kept = []
+    for a, b in spans:
+        i, j = starts.get(a), ends.get(b)
+        if i is None or j is None:  # inside a word a page's markup ran together
+            continue
+        before = i > 0 and tokens.spaced[i] and tokens.capitals[i - 1] and tokens.words[i - 1][2] not in FUNCTION_WORDS
+        after = (j + 1 < len(tokens.words) and tokens.spaced[j + 1] and tokens.capitals[j + 1]
+                 and tokens.words[j + 1][2] not in _SAME_NAMED)
+        if not (before or after):
+            kept.append((a, b))
+    return kept
 
 
 def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False) -> list[tuple[int, int]]:
     """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped; with
     `middle_names`, a person's name written in full too. A name is also found without its disambiguation, there
-    only where written with a capital as a name is: "Love (Destiny's Child song)" is not any "love"."""
+    only where written with a capital as a name is: "Love (Destiny's Child song)" is not any "love"; and a firm's
+    without its legal form, there only where it stands alone as a name."""
     plain = [form for form in written_forms(names) if form[:1].isupper()]
     spans = {span for name in names for span in mention_spans(tokens, name)}
     spans |= {span for name in plain for span in mention_spans(tokens, name, capitalised=True)}
+    spans |= set(_standing_alone(tokens, [span for name in trade_names(names)
+                                          for span in mention_spans(tokens, name, capitalised=True)]))
     names = [*names, *plain]
     if middle_names:
         spans |= {span for name in names for span in middle_name_spans(tokens, name)}
