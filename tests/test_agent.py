@@ -394,24 +394,44 @@ def test_a_name_built_as_the_subjects_is_not_a_mention_of_the_object():
     assert view_passage("Melbourne Airport has flights to Sydney daily.", "Melbourne Airport", "Sydney", 50).has_object
     assert view_passage("Melbourne Airport is near Sydney Road.", "Melbourne Airport", "Sydney", 50).has_object
     assert view_passage("Apple Inc. and Honda Inc. signed.", "Apple Inc.", "Honda", 50).has_object
+    # A city before its state, without a comma: what follows "of" in the subject's name builds no names of its kind.
+    assert view_passage("The University of New Mexico is in Albuquerque New Mexico.", "University of New Mexico",
+                        "Albuquerque", 50).has_object
+    assert view_passage("Liverpool F.C. bought Vitamin C supplies.", "Liverpool F.C.", "Vitamin", 50).has_object
 
 
-def test_a_name_is_found_as_pages_write_it_without_a_legal_form_with_a_nickname_or_and_for_ampersand():
+def test_a_firm_is_found_without_its_legal_form_where_the_shorter_name_stands_alone():
     from agentkgv.core.evidence_view import trade_names, view_passage
 
-    assert trade_names(["Uprizer Labs LLC", "Apago, Inc.", "Sage Group"]) == ["Uprizer Labs", "Apago"]
-    assert not view_passage("Battle Intel Report 05: defeat Shiva.", "Intel Corporation", "Shiva", 50).has_subject
-    assert view_passage("Intel acquired Shiva in 1999.", "Intel Corporation", "Shiva", 50).has_subject
+    assert trade_names(["Uprizer Labs LLC", "Apago, Inc.", "Tiffany & Co.", "SAP SE", "Nestlé S.A.", "Telstra Pty Ltd",
+                        "Sage Group", "Bad Company", "Sunset Limited", "The Corporation"]) == [
+        "Uprizer Labs", "Apago", "Tiffany", "SAP", "Nestlé", "Telstra"]
     firm = view_passage("There Clarke founded a new company, Uprizer Labs, in Austin.", "Uprizer Labs LLC", "Austin", 50)
     assert firm.text == "There Clarke founded a new company, [S:Uprizer Labs], in [O:Austin]"
-    nickname = view_passage('A spoof by the Russian movie translator Dmitry "Goblin" Puchkov.', "Dmitry Puchkov",
-                            "Russian", 50)
-    assert nickname.has_subject and '[S:Dmitry "Goblin" Puchkov]' in nickname.text
+    assert view_passage("Intel acquired Shiva in 1999.", "Intel Corporation", "Shiva", 50).has_subject
+    # Not as the head or the tail of a longer name; a sentence's end joins no names.
+    assert not view_passage("Battle Intel Report 05: defeat Shiva.", "Intel Corporation", "Shiva", 50).has_subject
+    assert view_passage("He moved to California. Oracle hired him in Redwood City.", "Oracle Corporation",
+                        "Redwood City", 50).has_subject
+    # A firm named after its founder: his name is the other end's where the triple joins the two.
+    founder = view_passage("Ralph Lauren was born in the Bronx.", "Ralph Lauren", "Ralph Lauren Corporation", 50)
+    assert founder.has_subject and not founder.has_object
+
+
+def test_a_name_is_found_with_a_quoted_nickname_and_with_and_for_ampersand():
+    from agentkgv.core.evidence_view import view_passage
+
+    for written in ('"Goblin"', "“Goblin”", "«Goblin»", "„Goblin“"):
+        view = view_passage(f"A spoof by the translator Dmitry {written} Puchkov.", "Dmitry Puchkov", "Russian", 50)
+        assert view.has_subject and f"[S:Dmitry {written} Puchkov]" in view.text
+    # An unclosed quotation, a possessive's apostrophe, or a quotation of words in lower case is no nickname.
+    for text in ('Dmitry "Goblin Puchkov spoke.', "Charles' Erasmus Darwin spoke.", 'Dmitry said "hello" Puchkov.'):
+        assert not view_passage(text, "Dmitry Puchkov" if "Dmitry" in text else "Charles Darwin", "x", 50).has_subject
     title = view_passage("The collection Synthesis and Other Virtual Realities, by Mary Rosenblum.", "Mary Rosenblum",
                          "Synthesis & Other Virtual Realities", 50)
-    assert title.has_object and view_passage("Simon & Garfunkel sang.", "Simon and Garfunkel", "x", 50).has_subject
-    # Words a quotation stands between are no nickname, nor is a word in lower case.
-    assert not view_passage('Dmitry said "hello" Puchkov.', "Dmitry Puchkov", "x", 50).has_subject
+    assert title.has_object
+    # Not "&" for "and": text's "&" is no word, so the form would be any two names a comma parts.
+    assert not view_passage("Characters: Romeo, Juliet and Tybalt.", "Romeo and Juliet", "x", 50).has_subject
 
 
 def test_a_name_heading_a_longer_name_is_not_named_alone():

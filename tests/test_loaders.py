@@ -59,6 +59,8 @@ def test_a_statement_that_leads_with_the_object_gives_words_from_the_subjects_en
 
     assert subject_phrase("[X] was born in [Y] .") == "was born in"
     assert subject_phrase("[Y] is [X]'s native language.") == "native language"
+    assert subject_phrase("[X]'s capital is [Y].") == "capital is"
+    assert subject_phrase("[Y] is [X]’s mother tongue.") == "mother tongue"
     # Read from the object's end: the capital's country, the owner, the twin town.
     assert subject_phrase("[Y] is the capital of [X].") is None
     assert subject_phrase("[Y] owns [X] .") is None

@@ -31,7 +31,10 @@ class _Tokens:
     capitals: list[bool]  # whether each word starts with a capital letter
     piece_capitals: list[bool]  # whether each piece starts with a capital letter
     spaced: list[bool]  # whether only spaces (or an initial's full stop) part each word from the one before
-    quoted: list[bool]  # whether spaces and a quotation mark part it: a nickname's bounds ('Dmitry "Goblin" Puchkov')
+    # Whether spaces and an opening quotation mark part it from the word before, and whether a closing one and
+    # spaces do: a nickname's bounds ('Dmitry "Goblin" Puchkov').
+    opens: list[bool]
+    closes: list[bool]
 
 
 def _cuts(word: str) -> list[int]:
@@ -49,7 +52,7 @@ def _cuts(word: str) -> list[int]:
 
 def _tokens(text: str) -> _Tokens:
     pieces: list[tuple[int, int, str]] = []
-    words, capitals, spaced, quoted, end = [], [], [], [], 0
+    words, capitals, spaced, opens, closes, end = [], [], [], [], [], 0
     for m in WORD.finditer(text):
         word, first, folded = m.group(), len(pieces), fold_word(m.group())
         cuts = _cuts(word)
@@ -61,13 +64,14 @@ def _tokens(text: str) -> _Tokens:
         words.append((first, len(pieces) - 1, folded))
         capitals.append(word[:1].isupper())
         spaced.append(bool(_SPACED.fullmatch(text[end:m.start()])))
-        quoted.append(bool(_QUOTED.fullmatch(text[end:m.start()])))
+        opens.append(bool(_OPENING.fullmatch(text[end:m.start()])))
+        closes.append(bool(_CLOSING.fullmatch(text[end:m.start()])))
         end = m.end()
-    return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced, quoted)
+    return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced, opens, closes)
 
 
 _SPACED = re.compile(r"\.?\s+")
-_QUOTED = re.compile(r"\s+[\"“‘']|[\"”’']\s+")
+_OPENING, _CLOSING = re.compile(r"\s+[\"“„‘‚'«]"), re.compile(r"[\"”“’‘'»]\s+")
 
 
 def runs_apart(left: str, right: str) -> bool:
@@ -118,11 +122,13 @@ def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     for i, word in enumerate(folded):
         if word != first or not tokens.capitals[i]:
             continue
+        opened = tokens.opens[i + 1] if i + 1 < len(folded) else False
         for j in range(i + 2, min(i + 2 + MAX_MIDDLE_NAMES, len(folded))):
-            if not (tokens.capitals[j - 1] and (tokens.spaced[j - 1] or tokens.quoted[j - 1])
-                    and (tokens.spaced[j] or tokens.quoted[j])):
+            if not (tokens.capitals[j - 1] and (opened or tokens.spaced[i + 1])
+                    and all(tokens.spaced[k] for k in range(i + 2, j))):
                 break
-            if folded[j] == last and tokens.capitals[j]:
+            # Middle names stand spaces apart; a nickname has quotation marks about it.
+            if (tokens.closes[j] if opened else tokens.spaced[j]) and folded[j] == last and tokens.capitals[j]:
                 spans.append((tokens.words[i][0], tokens.words[j][1]))
                 break
     return spans
@@ -170,60 +176,74 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-_AMPERSAND, _AND = re.compile(r"\s*&\s*"), re.compile(r"\s+and\s+")
+_AMPERSAND = re.compile(r"\s*&\s*")
 
 
 def written_forms(names: Sequence[str]) -> list[str]:
     """The forms of `names` text writes that they are not already: without a graph's disambiguation ("Paul
     Stephenson (police officer)" is written "Paul Stephenson"), where that leaves a name of two letters or more
-    ("2012 (film)" is no year, "M (1931 film)" no letter); and with "and" for "&" and the other way round
-    ("Synthesis & Other Virtual Realities" is written "Synthesis and Other Virtual Realities")."""
+    ("2012 (film)" is no year, "M (1931 film)" no letter); and with "and" for "&" ("Synthesis & Other Virtual
+    Realities" is written "Synthesis and Other Virtual Realities"). Not "&" for "and": text's "&" is no word, so
+    "Romeo & Juliet" would be any "Romeo, Juliet"."""
     bare = [without_disambiguation(name) for name in names]
-    forms = bare + [_AMPERSAND.sub(" and ", form) if "&" in form else _AND.sub(" & ", form) for form in bare]
+    forms = bare + [_AMPERSAND.sub(" and ", form) for form in bare if "&" in form]
     return list(dict.fromkeys(f for f in forms if f not in names and sum(c.isalpha() for c in f) >= 2))
 
 
-# A firm's legal form ending its name.
-_LEGAL_FORM = re.compile(r"(?:[\s,]+(?:inc|ltd|llc|plc|co|corp|corporation|company|limited|ag|sa|nv|bv|gmbh)\.?)+$",
-                         re.IGNORECASE)
+# Firms' legal forms. Pages drop them from a firm's name ("Oracle" for Oracle Corporation), and a name they follow
+# goes on as the same firm's ("Hamburger Hochbahn AG"). Not "Company" or "Limited", which end names of other things
+# too (Bad Company, the Sunset Limited).
+LEGAL_FORMS = ("inc", "ltd", "llc", "plc", "co", "corp", "corporation", "ag", "sa", "nv", "bv", "se", "gmbh", "pty", "spa")
+_LEGAL_FORM = re.compile(r"(?:\s*(?:&|and)\s+co(?:mpany)?\.?|[\s,]+(?:"
+                         + "|".join(r"\.?".join(form) for form in LEGAL_FORMS) + r")\.?)+$", re.IGNORECASE)
 
 
 def trade_names(names: Sequence[str]) -> list[str]:
     """Firms' names of `names` as pages write them, without their legal form ("Uprizer Labs LLC" is written "Uprizer
-    Labs", Oracle Corporation "Oracle"), where a capitalised name of two letters or more is left."""
+    Labs", Oracle Corporation "Oracle", Tiffany & Co. "Tiffany"), where a capitalised name of two letters or more is
+    left that is not of function words alone ("The Corporation" is never "The")."""
     forms = [_LEGAL_FORM.sub("", without_disambiguation(name)) for name in names]
-    return list(dict.fromkeys(f for f in forms
-                              if f not in names and f[:1].isupper() and sum(c.isalpha() for c in f) >= 2))
+    return list(dict.fromkeys(f for f in forms if f not in names and f[:1].isupper()
+                              and sum(c.isalpha() for c in f) >= 2 and not set(folded_words(f)) <= FUNCTION_WORDS))
 
 
-def _standing_alone(tokens: _Tokens, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`spans` less those a capitalised word joins on either side, as part of a longer name: "Intel" in "Battle Intel
-    Report" is no Intel Corporation. A function word before ("The", "At") or a legal form after joins none."""
+def _standing_alone(text: str, tokens: _Tokens, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` less those a capitalised word joins on either side on their line, spaces apart, as part of a longer
+    name: "Intel" in "Battle Intel Report" is no Intel Corporation. A function word before ("The", "At"), a legal form
+    after or a sentence's end between joins none."""
     starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
     ends = {last: k for k, (_, last, _) in enumerate(tokens.words)}
+
+    def joined(k: int) -> bool:  # whether word k follows word k - 1 spaces apart on one line
+        gap = text[tokens.pieces[tokens.words[k - 1][1]][1]:tokens.pieces[tokens.words[k][0]][0]]
+        return _LINE_SPACE.fullmatch(gap) is not None
+
     kept = []
     for a, b in spans:
         i, j = starts.get(a), ends.get(b)
         if i is None or j is None:  # inside a word a page's markup ran together
             continue
-        before = i > 0 and tokens.spaced[i] and tokens.capitals[i - 1] and tokens.words[i - 1][2] not in FUNCTION_WORDS
-        after = (j + 1 < len(tokens.words) and tokens.spaced[j + 1] and tokens.capitals[j + 1]
+        before = i > 0 and joined(i) and tokens.capitals[i - 1] and tokens.words[i - 1][2] not in FUNCTION_WORDS
+        after = (j + 1 < len(tokens.words) and joined(j + 1) and tokens.capitals[j + 1]
                  and tokens.words[j + 1][2] not in _SAME_NAMED)
         if not (before or after):
             kept.append((a, b))
     return kept
 
 
-def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False) -> list[tuple[int, int]]:
+def _spans_of(text: str, tokens: _Tokens, names: Sequence[str], middle_names: bool = False,
+              others: Sequence[str] = ()) -> list[tuple[int, int]]:
     """Mentions of any of `names` (a label and its aliases), a name inside a longer one dropped; with
     `middle_names`, a person's name written in full too. A name is also found without its disambiguation, there
     only where written with a capital as a name is: "Love (Destiny's Child song)" is not any "love"; and a firm's
-    without its legal form, there only where it stands alone as a name."""
-    plain = [form for form in written_forms(names) if form[:1].isupper()]
+    without its legal form, there only where it stands alone as a name. A form that is a name of `others` (the
+    triple's other end) is not taken: Ralph Lauren Corporation's "Ralph Lauren" is the man too."""
+    plain = [form for form in written_forms(names) if form[:1].isupper() and not _same_name(form, others)]
+    trade = [form for form in trade_names(names) if not _same_name(form, others)]
     spans = {span for name in names for span in mention_spans(tokens, name)}
     spans |= {span for name in plain for span in mention_spans(tokens, name, capitalised=True)}
-    spans |= set(_standing_alone(tokens, [span for name in trade_names(names)
-                                          for span in mention_spans(tokens, name, capitalised=True)]))
+    spans |= set(_standing_alone(text, tokens, [span for name in trade
+                                                for span in mention_spans(tokens, name, capitalised=True)]))
     names = [*names, *plain]
     if middle_names:
         spans |= {span for name in names for span in middle_name_spans(tokens, name)}
@@ -233,8 +253,7 @@ def _spans_of(tokens: _Tokens, names: Sequence[str], middle_names: bool = False)
 
 _LINE_SPACE = re.compile(r"[ \t]+")
 # Words that continue a name without naming another thing: a firm's legal form, a generation.
-_SAME_NAMED = frozenset({"ag", "sa", "nv", "bv", "se", "gmbh", "inc", "ltd", "llc", "plc", "co", "corp", "corporation",
-                         "company", "limited", "jr", "sr", "ii", "iii", "iv"})
+_SAME_NAMED = frozenset({*LEGAL_FORMS, "company", "limited", "jr", "sr", "ii", "iii", "iv"})
 
 
 def named_alone(text: str, names: Sequence[str]) -> bool:
@@ -244,7 +263,7 @@ def named_alone(text: str, names: Sequence[str]) -> bool:
     that word is a firm's legal form or a generation (`Hamburger Hochbahn AG`, `Sammy Davis Jr.`)."""
     tokens = _tokens(text)
     starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
-    for _, last in _spans_of(tokens, names, middle_names=True):
+    for _, last in _spans_of(text, tokens, names, middle_names=True):
         # No next word: the text ends, or the name ends inside a word a page's markup ran together ("WhitmanBorn").
         after = starts.get(last + 1)
         if after is None or not tokens.capitals[after] or tokens.words[after][2] in _SAME_NAMED:
@@ -254,11 +273,20 @@ def named_alone(text: str, names: Sequence[str]) -> bool:
     return False
 
 
+def _builds_names(head: list[str], tail: list[str]) -> bool:
+    """Whether a name's `tail` (its last words) is what names of its kind end in, after `head`: "Airport" after
+    "Melbourne", not a legal form or initials alone ("Inc.", "F.C."), nor what follows "of" ("University of New
+    Mexico": "Albuquerque New Mexico" is the city)."""
+    return not (set(tail) <= _SAME_NAMED or all(len(word) == 1 for word in tail) or set(head) & FUNCTION_WORDS)
+
+
 def _siblings_dropped(tokens: _Tokens, text: str, spans: list[tuple[int, int]], subject: str) -> list[tuple[int, int]]:
     """`spans` less those that head a name built as the subject's is, the end of the subject's name after them:
     beside the subject Melbourne Airport, "Sydney" in "Sydney Airport" names another airport, not the city; beside
     the Swedish National Rail Administration, "Norwegian" in "Norwegian National Rail Administration" another
-    agency, not Norway. A firm's legal form alone builds no name ("Honda Inc." beside Apple Inc. is Honda)."""
+    agency, not Norway. A firm's legal form alone builds no name ("Honda Inc." beside Apple Inc. is Honda). A place
+    the subject's name ends in, written after a city without a comma, is read as such a name too ("Paris France"
+    beside Air France): a known limit."""
     name = folded_words(without_disambiguation(subject))
     if len(name) < 2 or name[-1] in FUNCTION_WORDS:
         return spans
@@ -269,7 +297,7 @@ def _siblings_dropped(tokens: _Tokens, text: str, spans: list[tuple[int, int]], 
         after = starts.get(end + 1)
         built = after is not None and tokens.capitals[after] and _LINE_SPACE.fullmatch(
             text[tokens.pieces[end][1]:tokens.pieces[end + 1][0]]) and any(
-            folded[after:after + len(name) - j] == name[j:] and not set(name[j:]) <= _SAME_NAMED
+            folded[after:after + len(name) - j] == name[j:] and _builds_names(name[:j], name[j:])
             for j in range(1, len(name)))
         if not built:
             kept.append((start, end))
@@ -290,7 +318,8 @@ def view_passage(text: str, subject: str, obj: str, max_words: int,
     # would take that entity's mentions for its own.
     subject_names = [subject, *(a for a in subject_aliases if not _same_name(a, [obj, *object_aliases]))]
     object_names = [obj, *(a for a in object_aliases if not _same_name(a, [subject, *subject_aliases]))]
-    subjects, objects = _spans_of(tokens, subject_names, middle_names=True), _spans_of(tokens, object_names)
+    subjects = _spans_of(text, tokens, subject_names, middle_names=True, others=object_names)
+    objects = _spans_of(text, tokens, object_names, others=subject_names)
     # A name inside a longer one is part of that mention, not a mention of its own: "Google" in
     # "[S:Google Account]" is not the object Google (and would otherwise erase the subject's mark).
     subjects, objects = _outside(subjects, objects), _outside(objects, subjects)

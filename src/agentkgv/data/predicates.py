@@ -78,12 +78,13 @@ def template_phrase(template: str) -> str:
 
 def subject_phrase(template: str) -> str | None:
     """The words that follow the subject where a statement leads with it: `template_phrase` where the subject's
-    slot comes first, the words of its possessive where the object's does ("[Y] is [X]'s native language." ->
-    `native language`), else None: "[Y] owns [X]" says nothing from the subject's end, and its slots' words run
-    together ("is 's native language") would be searched for as written."""
+    slot comes first, less a possessive's ending ("[X]'s capital is [Y]." -> `capital is`); the words of its
+    possessive where the object's does ("[Y] is [X]'s native language." -> `native language`); else None: "[Y] owns
+    [X]" says nothing from the subject's end, and its slots' words run together ("is 's native language") would be
+    searched for as written."""
     if re.search(r"\[X\].*?\[Y\]", template):
-        return template_phrase(template)
-    possessive = re.search(r"\[X\]\s*'s\s+(.+)$", template)
+        return re.sub(r"^['’]s\s+", "", template_phrase(template))
+    possessive = re.search(r"\[X\]\s*['’]s\s+(.+)$", template)
     return possessive.group(1).strip(" .,") if possessive and "[Y]" not in possessive.group(1) else None
 
 
