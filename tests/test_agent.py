@@ -418,7 +418,7 @@ def test_a_firm_is_found_without_its_legal_form_where_the_shorter_name_stands_al
     assert founder.has_subject and not founder.has_object
 
 
-def test_a_name_is_found_with_a_quoted_nickname_and_with_and_for_ampersand():
+def test_a_name_is_found_with_a_quoted_nickname_and_with_ampersand_read_as_and():
     from agentkgv.core.evidence_view import view_passage
 
     for written in ('"Goblin"', "“Goblin”", "«Goblin»", "„Goblin“"):
@@ -429,9 +429,11 @@ def test_a_name_is_found_with_a_quoted_nickname_and_with_and_for_ampersand():
         assert not view_passage(text, "Dmitry Puchkov" if "Dmitry" in text else "Charles Darwin", "x", 50).has_subject
     title = view_passage("The collection Synthesis and Other Virtual Realities, by Mary Rosenblum.", "Mary Rosenblum",
                          "Synthesis & Other Virtual Realities", 50)
-    assert title.has_object
-    # Not "&" for "and": text's "&" is no word, so the form would be any two names a comma parts.
-    assert not view_passage("Characters: Romeo, Juliet and Tybalt.", "Romeo and Juliet", "x", 50).has_subject
+    assert title.has_object and view_passage("He made Freaks & Geeks.", "Freaks and Geeks", "x", 50).has_subject
+    # "&" is read as the word it stands for, not as nothing: two names a comma parts are no "Romeo & Juliet".
+    assert not view_passage("Characters: Romeo, Juliet and Tybalt.", "Romeo & Juliet", "x", 50).has_subject
+    # The first name a nickname itself, then middle names.
+    assert view_passage('Raynoma "Ray" Mayberry Liles Gordy Singleton sang.', "Ray Singleton", "x", 50).has_subject
 
 
 def test_a_name_heading_a_longer_name_is_not_named_alone():

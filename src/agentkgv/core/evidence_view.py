@@ -53,8 +53,8 @@ def _cuts(word: str) -> list[int]:
 def _tokens(text: str) -> _Tokens:
     pieces: list[tuple[int, int, str]] = []
     words, capitals, spaced, opens, closes, end = [], [], [], [], [], 0
-    for m in WORD.finditer(text):
-        word, first, folded = m.group(), len(pieces), fold_word(m.group())
+    for m in _VIEW_WORD.finditer(text):
+        word, first, folded = m.group(), len(pieces), "and" if m.group() == "&" else fold_word(m.group())
         cuts = _cuts(word)
         if cuts:
             bounds = [0, *cuts, len(word)]
@@ -70,6 +70,8 @@ def _tokens(text: str) -> _Tokens:
     return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced, opens, closes)
 
 
+# A word, or "&" read as "and": "Freaks & Geeks" is Freaks and Geeks, and "Romeo & Juliet" is no "Romeo, Juliet".
+_VIEW_WORD = re.compile(rf"{WORD.pattern}|&")
 _SPACED = re.compile(r"\.?\s+")
 _OPENING, _CLOSING = re.compile(r"\s+[\"“„‘‚'«]"), re.compile(r"[\"”“’‘'»]\s+")
 
@@ -81,8 +83,9 @@ def runs_apart(left: str, right: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # the same few names are looked for in every passage a triple reads
 def _name_units(name: str) -> tuple[list[str], list[str]]:
-    """A name's folded words, and its folded pieces."""
-    return folded_words(name), [p for _, _, p in _tokens(name).pieces]
+    """A name's folded words ("&" read as "and"), and its folded pieces."""
+    tokens = _tokens(name)
+    return [w for _, _, w in tokens.words], [p for _, _, p in tokens.pieces]
 
 
 def mention_spans(tokens: _Tokens, name: str, capitalised: bool = False) -> list[tuple[int, int]]:
@@ -122,9 +125,11 @@ def middle_name_spans(tokens: _Tokens, name: str) -> list[tuple[int, int]]:
     for i, word in enumerate(folded):
         if word != first or not tokens.capitals[i]:
             continue
-        opened = tokens.opens[i + 1] if i + 1 < len(folded) else False
+        opened = i + 1 < len(folded) and tokens.opens[i + 1]
+        # The first name may be a nickname itself ('Raynoma "Ray" Mayberry Liles Gordy Singleton').
+        nickname_first = tokens.opens[i] and i + 1 < len(folded) and tokens.closes[i + 1]
         for j in range(i + 2, min(i + 2 + MAX_MIDDLE_NAMES, len(folded))):
-            if not (tokens.capitals[j - 1] and (opened or tokens.spaced[i + 1])
+            if not (tokens.capitals[j - 1] and (opened or nickname_first or tokens.spaced[i + 1])
                     and all(tokens.spaced[k] for k in range(i + 2, j))):
                 break
             # Middle names stand spaces apart; a nickname has quotation marks about it.
@@ -176,17 +181,11 @@ def _windows(subjects: list[tuple[int, int]], objects: list[tuple[int, int]], ma
     return [first, second] if first[1] < second[0] else [(first[0], second[1])]
 
 
-_AMPERSAND = re.compile(r"\s*&\s*")
-
-
 def written_forms(names: Sequence[str]) -> list[str]:
     """The forms of `names` text writes that they are not already: without a graph's disambiguation ("Paul
     Stephenson (police officer)" is written "Paul Stephenson"), where that leaves a name of two letters or more
-    ("2012 (film)" is no year, "M (1931 film)" no letter); and with "and" for "&" ("Synthesis & Other Virtual
-    Realities" is written "Synthesis and Other Virtual Realities"). Not "&" for "and": text's "&" is no word, so
-    "Romeo & Juliet" would be any "Romeo, Juliet"."""
-    bare = [without_disambiguation(name) for name in names]
-    forms = bare + [_AMPERSAND.sub(" and ", form) for form in bare if "&" in form]
+    ("2012 (film)" is no year, "M (1931 film)" no letter)."""
+    forms = [without_disambiguation(name) for name in names]
     return list(dict.fromkeys(f for f in forms if f not in names and sum(c.isalpha() for c in f) >= 2))
 
 
@@ -287,7 +286,7 @@ def _siblings_dropped(tokens: _Tokens, text: str, spans: list[tuple[int, int]], 
     agency, not Norway. A firm's legal form alone builds no name ("Honda Inc." beside Apple Inc. is Honda). A place
     the subject's name ends in, written after a city without a comma, is read as such a name too ("Paris France"
     beside Air France): a known limit."""
-    name = folded_words(without_disambiguation(subject))
+    name = _name_units(without_disambiguation(subject))[0]
     if len(name) < 2 or name[-1] in FUNCTION_WORDS:
         return spans
     starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
