@@ -425,7 +425,7 @@ def test_a_name_is_found_with_a_quoted_nickname_and_with_ampersand_read_as_and()
         view = view_passage(f"A spoof by the translator Dmitry {written} Puchkov.", "Dmitry Puchkov", "Russian", 50)
         assert view.has_subject and f"[S:Dmitry {written} Puchkov]" in view.text
     # An unclosed quotation, a possessive's apostrophe, or a quotation of words in lower case is no nickname.
-    for text in ('Dmitry "Goblin Puchkov spoke.', "Charles' Erasmus Darwin spoke.", 'Dmitry said "hello" Puchkov.'):
+    for text in ('Dmitry "Goblin Puchkov spoke.', "Charles' Erasmus Darwin spoke.", 'Dmitry "hello" Puchkov spoke.'):
         assert not view_passage(text, "Dmitry Puchkov" if "Dmitry" in text else "Charles Darwin", "x", 50).has_subject
     title = view_passage("The collection Synthesis and Other Virtual Realities, by Mary Rosenblum.", "Mary Rosenblum",
                          "Synthesis & Other Virtual Realities", 50)
