@@ -63,9 +63,10 @@ def _tokens(text: str) -> _Tokens:
             pieces.append((m.start(), m.end(), folded))
         words.append((first, len(pieces) - 1, folded))
         capitals.append(word[:1].isupper())
-        spaced.append(bool(_SPACED.fullmatch(text[end:m.start()])))
-        opens.append(bool(_OPENING.fullmatch(text[end:m.start()])))
-        closes.append(bool(_CLOSING.fullmatch(text[end:m.start()])))
+        gap = text[end:m.start()]
+        spaced.append(bool(_SPACED.fullmatch(gap)))
+        opens.append(not spaced[-1] and bool(_OPENING.fullmatch(gap)))
+        closes.append(not spaced[-1] and bool(_CLOSING.fullmatch(gap)))
         end = m.end()
     return _Tokens(pieces, words, capitals, [text[start].isupper() for start, _, _ in pieces], spaced, opens, closes)
 
@@ -206,16 +207,24 @@ def trade_names(names: Sequence[str]) -> list[str]:
                               and sum(c.isalpha() for c in f) >= 2 and not set(folded_words(f)) <= FUNCTION_WORDS))
 
 
+def _word_starts(tokens: _Tokens) -> dict[int, int]:
+    """Each word's index by the index of its first piece."""
+    return {first: k for k, (first, _, _) in enumerate(tokens.words)}
+
+
+def _line_spaced(text: str, tokens: _Tokens, piece: int) -> bool:
+    """Whether the piece after `piece` follows it on its line with spaces only between."""
+    return _LINE_SPACE.fullmatch(text[tokens.pieces[piece][1]:tokens.pieces[piece + 1][0]]) is not None
+
+
 def _standing_alone(text: str, tokens: _Tokens, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """`spans` less those a capitalised word joins on either side on their line, spaces apart, as part of a longer
     name: "Intel" in "Battle Intel Report" is no Intel Corporation. A function word before ("The", "At"), a legal form
     after or a sentence's end between joins none."""
-    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
-    ends = {last: k for k, (_, last, _) in enumerate(tokens.words)}
+    starts, ends = _word_starts(tokens), {last: k for k, (_, last, _) in enumerate(tokens.words)}
 
     def joined(k: int) -> bool:  # whether word k follows word k - 1 spaces apart on one line
-        gap = text[tokens.pieces[tokens.words[k - 1][1]][1]:tokens.pieces[tokens.words[k][0]][0]]
-        return _LINE_SPACE.fullmatch(gap) is not None
+        return _line_spaced(text, tokens, tokens.words[k - 1][1])
 
     kept = []
     for a, b in spans:
@@ -261,13 +270,13 @@ def named_alone(text: str, names: Sequence[str]) -> bool:
     of the poet. A name followed on its line, after a space only, by a capitalised word is such a head, unless
     that word is a firm's legal form or a generation (`Hamburger Hochbahn AG`, `Sammy Davis Jr.`)."""
     tokens = _tokens(text)
-    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
+    starts = _word_starts(tokens)
     for _, last in _spans_of(text, tokens, names, middle_names=True):
         # No next word: the text ends, or the name ends inside a word a page's markup ran together ("WhitmanBorn").
         after = starts.get(last + 1)
         if after is None or not tokens.capitals[after] or tokens.words[after][2] in _SAME_NAMED:
             return True
-        if not _LINE_SPACE.fullmatch(text[tokens.pieces[last][1]:tokens.pieces[last + 1][0]]):
+        if not _line_spaced(text, tokens, last):
             return True  # a full stop, a comma or a line break ends the name
     return False
 
@@ -289,13 +298,11 @@ def _siblings_dropped(tokens: _Tokens, text: str, spans: list[tuple[int, int]], 
     name = _name_units(without_disambiguation(subject))[0]
     if len(name) < 2 or name[-1] in FUNCTION_WORDS:
         return spans
-    starts = {first: k for k, (first, _, _) in enumerate(tokens.words)}
-    folded = [word for _, _, word in tokens.words]
+    starts, folded = _word_starts(tokens), [word for _, _, word in tokens.words]
     kept = []
     for start, end in spans:
         after = starts.get(end + 1)
-        built = after is not None and tokens.capitals[after] and _LINE_SPACE.fullmatch(
-            text[tokens.pieces[end][1]:tokens.pieces[end + 1][0]]) and any(
+        built = after is not None and tokens.capitals[after] and _line_spaced(text, tokens, end) and any(
             folded[after:after + len(name) - j] == name[j:] and _builds_names(name[:j], name[j:])
             for j in range(1, len(name)))
         if not built:
