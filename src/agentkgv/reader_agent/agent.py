@@ -55,7 +55,7 @@ from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, stated_as_own, stated_other,
                                                  whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
+from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -340,8 +340,9 @@ class ReadingAgent:
 
     @staticmethod
     def _about(claim: Claim, passage: Passage) -> bool:
-        """Whether a page is about the claim's subject: its title or first line names it."""
-        return any(reader_view(claim.triple, text).has_subject for text in (passage.title, first_line(passage.text)))
+        """Whether a page is about the claim's subject: its title, first line or infobox heading names it."""
+        return any(reader_view(claim.triple, text).has_subject
+                   for text in (passage.title, first_line(passage.text), infobox_heading(passage.text)) if text)
 
     def _alike(self, fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """The (passage, value) pairs whose value could stand for the claim's object: a name of another kind than

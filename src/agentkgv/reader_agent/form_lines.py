@@ -7,7 +7,9 @@ A line gives a relation's value where its key is the relation's label or one of 
 less what a page adds to a value (a reference mark `[1]`, a parenthesis: `Eliot Kennedy (m. 2006–2010)`, the
 next cell of a row); a line that gives none (`Unknown`) gives nothing. The line speaks of the page's subject
 only, so the agent reads it for a claim only where the passage's title, or its first line where that reads as a
-heading, names the claim's subject: a profile of Serena Williams gives Venus no birthplace.
+heading, names the claim's subject: a profile of Serena Williams gives Venus no birthplace. A wiki infobox writes its
+fields several to a line (`| birth_place = Wilmette, Illinois | height = …`), a key's words joined by underscores;
+its `name` and `caption` fields, and the file name of its `image`, are its heading.
 """
 
 from __future__ import annotations
@@ -26,6 +28,34 @@ _LONGEST = 80  # characters: a longer rest of a line is prose, not a value
 # What a card writes where it knows no value: no value to set against the claim's.
 _NO_VALUE = frozenset({"unknown", "not known", "none", "n a", "na", "tba", "tbd", "various", "other"})
 _HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
+# A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
+_FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=[ \t]*([^|\n{}=]*?)[ \t]*(?=\||\}\}|\n|$)")
+_INFOBOX_FIELDS = 3
+_WIKI_LINK = re.compile(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]")
+_INFOBOX_HEADINGS = {"name": "", "caption": "", "image": r"\.\w{3,4}$"}
+
+
+def _fields(text: str) -> list[tuple[str, str]]:
+    """The (key, value) pairs of `text`'s key-value lines and infobox fields, in the order written; an infobox key's
+    underscores read as spaces, its wiki links as their text."""
+    pairs = [(m.start(), m.group(1), m.group(2)) for m in _LINE.finditer(text)]
+    if "=" in text:
+        text = _WIKI_LINK.sub(r"\1", text)
+        fields = list(_FIELD.finditer(text))
+        # One "| x = y" in prose is no infobox; an infobox writes many fields.
+        if len(fields) >= _INFOBOX_FIELDS:
+            pairs += [(m.start(), m.group(1).replace("_", " "), m.group(2)) for m in fields]
+    return [(key, value) for _, key, value in sorted(pairs)]
+
+
+def infobox_heading(text: str) -> str:
+    """What an infobox's heading fields say (its `name`, its `caption`, its `image` less the file's extension), one
+    to a line; "" where the text has none."""
+    fields = list(_FIELD.finditer(_WIKI_LINK.sub(r"\1", text)))
+    if len(fields) < _INFOBOX_FIELDS:
+        return ""
+    return "\n".join(re.sub(_INFOBOX_HEADINGS[key], "", value) for m in fields
+                     if (key := m.group(1).strip().lower()) in _INFOBOX_HEADINGS and (value := m.group(2).strip()))
 
 
 def first_line(text: str) -> str:
@@ -38,10 +68,10 @@ def stated_in_lines(names: Sequence[str], text: str) -> list[str]:
     """The values `text`'s key-value lines give where the key is one of `names`, in the order written."""
     keys = {tuple(folded_words(name)) for name in names}
     found: list[str] = []
-    for match in _LINE.finditer(text):
-        if tuple(folded_words(match.group(1))) not in keys or len(match.group(2)) > _LONGEST:
+    for key, given in _fields(text):
+        if tuple(folded_words(key)) not in keys or len(given) > _LONGEST:
             continue
-        value = _CELL_END.split(_ADDED.sub(" ", match.group(2)))[0]
+        value = _CELL_END.split(_ADDED.sub(" ", given))[0]
         value = re.sub(r"\s+", " ", value).strip(" ,;.*'\"")
         if value and " ".join(folded_words(value)) not in _NO_VALUE and value not in found:
             found.append(value)

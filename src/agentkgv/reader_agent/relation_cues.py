@@ -107,6 +107,38 @@ def next_to_object(view: str) -> str | None:
     return clauses[-1] if second[0] == "O" else clauses[0]
 
 
+# How far before an object written first its cue may stand: "Died on April 5, 2008 in [O]" is six words.
+_LEADING_WORDS = 10
+
+
+def leading_to_object(view: str) -> str | None:
+    """The words of the object's sentence that lead to it, where the object stands first of the nearest marks: "Died
+    on April 5, 2008 in [O] ... [S]" gives "Died on April 5, 2008 in"; None where the subject comes first."""
+    marks = _nearest_marks(view)
+    if marks is None or marks[0][0] != "O":
+        return None
+    return _SENTENCE_END.split(view[:marks[0][1]])[-1]
+
+
+# A life span in brackets with a place on each side: "(Evanston, Illinois, October 4, 1924 - Beverly Hills, California,
+# April 5, 2008)". The side before the dash is the birth's, the side after it the death's.
+_LIFE_SPAN = re.compile(r"\(([^()]*?\d{3,4}[^()]*?)(?:\s-\s|\s*[\u2013\u2014]\s*)([^()]*?\d{3,4}[^()]*?)\)")
+_LIFE_SIDES = ("born", "died")
+
+
+def life_span_side(view: str) -> str | None:
+    """"born" or "died" where the object's mark stands on that side of a bracketed life span, else None."""
+    marks = _nearest_marks(view)
+    if marks is None:
+        return None
+    start = next(mark[1] for mark in marks if mark[0] == "O")
+    for span in _LIFE_SPAN.finditer(view):
+        for side in (1, 2):
+            if span.start(side) <= start < span.end(side):
+                return _LIFE_SIDES[side - 1]
+    return None
+
+
 # Where one clause of the words between two names ends and another begins.
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 # Where a sentence or a line ends.
@@ -161,8 +193,10 @@ class RelationCues:
         """Whether the words between the marked names (or leading the subject: "the population of") hold a cue of
         the triple's relation: what a passage that gives another value must show before it contradicts."""
         words = between_marks(view, leading=True)
+        key = self._key(triple)
         return words is not None and (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
-                                      or self.follows_as_own(triple, after_object(view)))
+                                      or self.follows_as_own(triple, after_object(view))
+                                      or key is not None and self._leading_cue(key, view) in self.cues[key])
 
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
@@ -173,9 +207,26 @@ class RelationCues:
         if key is None or words is None or self.follows_as_own(triple, after_object(view)):
             return False
         own, rivals = self.cues[key], self.rivals.get(key, ())
+        # A side of a life span says which end of a life the place is; the words leading to an object written before
+        # the subject say what it is, their cue nearest the object first ("Died on April 5, 2008 in [O] ... [S]").
+        side = life_span_side(view)
+        if side is not None:
+            return self._rival_only(key, set(_STEMMER.stemWords([side])))
+        lead = self._leading_cue(key, view)
+        if lead is not None:
+            return self._rival_only(key, {lead})
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
+
+    def _leading_cue(self, key: str, view: str) -> str | None:
+        """Of the words leading to an object written before the subject (`leading_to_object`), the cue stem nearest
+        the object, the relation's own or a rival's that says enough (not `_LOOSE`); None where none leads to it."""
+        own, rivals = self.cues[key], self.rivals.get(key, ())
+        for word in reversed(_STEMMER.stemWords(folded_words(leading_to_object(view) or ""))[-_LEADING_WORDS:]):
+            if word in own or (word not in _LOOSE and any(word in rival for rival in rivals)):
+                return word
+        return None
 
     def leads_to_rival(self, triple: Triple, before: str) -> bool:
         """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
