@@ -13,7 +13,7 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
-from agentkgv.reader_agent.form_lines import first_line, stated_in_lines
+from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
 from agentkgv.reader_agent.contradiction import stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -342,6 +342,32 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
 
 
+def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")
+    card = "Born on 2 May 1911 in Oslo, Norway Died on 5 April 1990 in [O:Lund], Sweden Her family tree: [S:Ada Vance]"
+    assert cues.denies(birth, card) and not cues.denies(death, card) and cues.states(death, card)
+    assert not cues.states(birth, card)
+    born = "Born on 2 May 1911 in [O:Lund], Sweden Died in 1990 Her family tree: [S:Ada Vance]"
+    assert not cues.denies(birth, born) and cues.states(birth, born) and cues.denies(death, born)
+    # A loose word near the object says nothing; the cue before it does.
+    assert not cues.denies(death, "She died at her home in [O:Lund], [S:Ada Vance] wrote")
+    # Far from the object, a cue leads to something else.
+    assert not cues.denies(birth, "She died young, long after the town had grown into the city we know as [O:Lund] "
+                                  "today, [S:Ada Vance]")
+
+
+def test_the_sides_of_a_bracketed_life_span_are_the_birth_and_the_death():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")
+    died = "[S:Ada Vance] (Oslo, Norway, 2 May 1911 - [O:Lund], Sweden, 5 April 1990) was a potter"
+    born = "[S:Ada Vance] ([O:Lund], 2 May 1911 – Oslo, 5 April 1990) was a potter"
+    assert cues.denies(birth, died) and not cues.denies(death, died)
+    assert cues.denies(death, born) and not cues.denies(birth, born)
+    # A bracket of a place and one year is no life span.
+    assert not cues.denies(birth, "[S:Ada Vance] ([O:Lund], 1911) was a potter")
+
+
 def test_the_clause_that_leads_to_a_value_passes_over_the_rest_of_its_name():
     cues = RelationFacts.load(Path("no-data-folder-here")).cues
     death = Triple("Ada Vance", "place of death", "Lund")
@@ -364,6 +390,19 @@ def test_key_value_lines_give_the_value_of_the_relation_their_key_names():
     assert stated_in_lines(("birthplace",), card) == ["Tessaby", "Leeds", "York"]
     assert first_line("\n  \nAKA Orla\nBorn") == "AKA Orla"
     assert first_line("Her cousin Mabyn Kessell taught her to weave in the long winters of the war years.\nBorn") == ""
+
+
+def test_a_wiki_infobox_gives_its_fields_and_its_heading():
+    box = ("{{Infobox person | name = Orla Penhallow | image = Orla Penhallow 1950.jpg | caption = Penhallow in 1950 "
+           "| birth_place = [[Tessaby, Elderland|Tessaby]] | death_place = Kelvercombe (aged 80) | spouse = "
+           "[[Edwin Marsh]] | height = }}")
+    assert stated_in_lines(("place of birth", "birth place"), box) == ["Tessaby"]
+    assert stated_in_lines(("place of death", "death place"), box) == ["Kelvercombe"]
+    assert stated_in_lines(("spouse",), box) == ["Edwin Marsh"]
+    assert infobox_heading(box) == "Orla Penhallow\nOrla Penhallow 1950\nPenhallow in 1950"
+    # One "| key = value" in prose is no infobox.
+    prose = "The score was x = 3 | spouse = the variable"
+    assert stated_in_lines(("spouse",), prose) == [] and infobox_heading(prose) == ""
 
 
 def test_a_place_written_with_its_region_otherwise_is_the_same_place():

@@ -61,25 +61,47 @@ def test_a_page_without_a_heading_has_no_title_and_its_file_only_in_the_source(t
     assert [(p.title, p.source) for p in passages] == [("", f"doc:{page}")]
 
 
-def test_a_value_stated_on_a_users_own_page_contradicts_the_triple(tmp_path, data):
-    """The shipped reader agent over a user's index of one untitled page: the value reader finds the birthplace
-    the page states, which a file name in the passage's title kept it from finding."""
+def birthplaces_read(tmp_path, data, pages: dict[str, str], claims: list[tuple[str, str]]) -> dict[str, dict]:
+    """The shipped reader agent over a user's index of `pages` (file name: text), as `index` and `verify --index`
+    run it on an N-Triples file of (person, birthplace) claims: each verdict's record by its object."""
     docs, cache = tmp_path / "docs", tmp_path / "cache"
     docs.mkdir()
-    (docs / "ansel.txt").write_text(
-        "Ansel Brightwater painted harbours and fishing boats for most of his life. He taught at the Varnholm academy "
-        "for thirty years, and his students remember his patience. Critics in Varnholm praised his late seascapes. "
-        "Brightwater was born on 12 March 1931 in Lembrook, a fishing town on the northern coast.\n")
+    for name, text in pages.items():
+        (docs / name).write_text(text)
     assert run_cli("index", str(docs), "--name", "mine", cache=cache, data=data.resolve()).returncode == 0
     graph, out = tmp_path / "graph.nt", tmp_path / "verdicts.jsonl"
-    graph.write_text("".join(f"<http://example.org/Ansel_Brightwater> <http://dbpedia.org/ontology/birthPlace> "
-                             f"<http://example.org/{town}> .\n" for town in ("Dunholt", "Lembrook")))
+    graph.write_text("".join(f"<http://example.org/{who}> <http://dbpedia.org/ontology/birthPlace> "
+                             f"<http://example.org/{town}> .\n" for who, town in claims))
     result = run_cli("verify", str(graph), "-o", str(out), "--index", "mine", "--no-graph", cache=cache,
                      data=data.resolve())
     assert result.returncode == 0, result.stderr
-    records = {r["triple"]["object"]: r for r in map(json.loads, out.read_text().splitlines())}
+    return {r["triple"]["object"]: r for r in map(json.loads, out.read_text().splitlines())}
+
+
+def test_a_value_stated_on_a_users_own_page_contradicts_the_triple(tmp_path, data):
+    """One untitled page: the value reader finds the birthplace the page states, which a file name in the passage's
+    title kept it from finding."""
+    records = birthplaces_read(tmp_path, data, {"ansel.txt": (
+        "Ansel Brightwater painted harbours and fishing boats for most of his life. He taught at the Varnholm academy "
+        "for thirty years, and his students remember his patience. Critics in Varnholm praised his late seascapes. "
+        "Brightwater was born on 12 March 1931 in Lembrook, a fishing town on the northern coast.\n")},
+        [("Ansel_Brightwater", "Dunholt"), ("Ansel_Brightwater", "Lembrook")])
     assert (records["Dunholt"]["outcome"], records["Dunholt"]["stated_instead"]) == ("contradicted", "Lembrook")
     assert records["Lembrook"]["outcome"] == "supported"
+
+
+def test_a_death_written_before_the_name_and_an_infobox_say_which_end_of_a_life_a_place_is(tmp_path, data):
+    """A genealogy card that writes the death's place before the person's name supports no birth there, and a wiki
+    infobox's `birth_place` contradicts another birthplace."""
+    records = birthplaces_read(tmp_path, data, {
+        "card.txt": ("Potter of the northern coast\nBorn on 2 May 1911 in Tessaby, Elderland\n"
+                     "Died on 5 April 1990 in Kelvercombe, Elderland\nShe kept a workshop by the harbour for forty "
+                     "years.\nThis card records the family tree of Orla Penhallow (1911)\n"),
+        "box.txt": ("{{Infobox person | name = Edwin Marsh | image = Edwin Marsh 1950.jpg | birth_place = [[Dunholt]] "
+                    "| death_place = Marrowick | occupation = weaver }}\n")},
+        [("Orla_Penhallow", "Kelvercombe"), ("Edwin_Marsh", "Lembrook")])
+    assert records["Kelvercombe"]["outcome"] != "supported"
+    assert (records["Lembrook"]["outcome"], records["Lembrook"]["stated_instead"]) == ("contradicted", "Dunholt")
 
 
 def write_pdf(path, title, pages):
