@@ -352,6 +352,10 @@ def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     assert not cues.denies(birth, born) and cues.states(birth, born) and cues.denies(death, born)
     # A loose word near the object says nothing; the cue before it does.
     assert not cues.denies(death, "She died at her home in [O:Lund], [S:Ada Vance] wrote")
+    # A list's earlier items, or a loose word, lead to nothing.
+    genre, network = Triple("Cold Comfort Farm", "genre", "BBC"), Triple("Wild 'n Out", "original network", "MTV")
+    assert not cues.states(genre, "for BBC2, Rumpole of the Bailey, The Wednesday Play, [O:BBC]'s [S:Cold Comfort Farm]")
+    assert not cues.states(network, "best known for the original cast of [O:MTV]'s Nick Cannon Presents [S:Wild 'n Out]")
     # Far from the object, a cue leads to something else.
     assert not cues.denies(birth, "She died young, long after the town had grown into the city we know as [O:Lund] "
                                   "today, [S:Ada Vance]")

@@ -30,6 +30,7 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
 from agentkgv.data.records import Triple
 from agentkgv.data.text import fold_word, folded_words, without_disambiguation
+from agentkgv.reader_agent.values import MONTHS
 
 _STEMMER = Stemmer.Stemmer("english")
 # Words that say nothing of which relation holds.
@@ -107,8 +108,15 @@ def next_to_object(view: str) -> str | None:
     return clauses[-1] if second[0] == "O" else clauses[0]
 
 
-# How far before an object written first its cue may stand: "Died on April 5, 2008 in [O]" is six words.
-_LEADING_WORDS = 10
+# How many clauses before an object written first its cue may stand: "Died on April 5, 2008 in [O]" is two.
+_LEADING_CLAUSES = 3
+
+
+def _date_only(clause: str) -> bool:
+    """Whether a clause is a date and the words around one alone: " 2008 in", "on 5 April 1990"."""
+    words = clause.split()
+    return any(word[:1].isdigit() for word in words) and all(
+        word[:1].isdigit() or fold_word(word) in _STOP or word.lower().rstrip(".") in MONTHS for word in words)
 
 
 def leading_to_object(view: str) -> str | None:
@@ -221,11 +229,17 @@ class RelationCues:
 
     def _leading_cue(self, key: str, view: str) -> str | None:
         """Of the words leading to an object written before the subject (`leading_to_object`), the cue stem nearest
-        the object, the relation's own or a rival's that says enough (not `_LOOSE`); None where none leads to it."""
+        the object, the relation's own or a rival's, that says enough (not `_LOOSE`: "the original cast of [O:MTV]'s"
+        gives MTV as no original network), within the object's clause or
+        past clauses of a date alone ("Died on April 5, 2008 in [O]"); None where none leads to it. A list's earlier
+        items lead to nothing: "The Wednesday Play, [O:BBC]'s [S:Cold Comfort Farm]" gives BBC no genre."""
         own, rivals = self.cues[key], self.rivals.get(key, ())
-        for word in reversed(_STEMMER.stemWords(folded_words(leading_to_object(view) or ""))[-_LEADING_WORDS:]):
-            if word in own or (word not in _LOOSE and any(word in rival for rival in rivals)):
-                return word
+        for clause in reversed(_CLAUSE.split(leading_to_object(view) or "")[-_LEADING_CLAUSES:]):
+            for word in reversed(_STEMMER.stemWords(folded_words(clause))):
+                if word not in _LOOSE and (word in own or any(word in rival for rival in rivals)):
+                    return word
+            if not _date_only(clause):
+                return None
         return None
 
     def leads_to_rival(self, triple: Triple, before: str) -> bool:
