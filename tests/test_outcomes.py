@@ -356,6 +356,8 @@ def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     genre, network = Triple("Cold Comfort Farm", "genre", "BBC"), Triple("Wild 'n Out", "original network", "MTV")
     assert not cues.states(genre, "for BBC2, Rumpole of the Bailey, The Wednesday Play, [O:BBC]'s [S:Cold Comfort Farm]")
     assert not cues.states(network, "best known for the original cast of [O:MTV]'s Nick Cannon Presents [S:Wild 'n Out]")
+    named = Triple("polonium", "named after", "uranium")
+    assert not cues.states(named, "Not long after Becquerel found radioactivity in [O:uranium] salts, Curie found [S:polonium]")
     # Far from the object, a cue leads to something else.
     assert not cues.denies(birth, "She died young, long after the town had grown into the city we know as [O:Lund] "
                                   "today, [S:Ada Vance]")

@@ -164,9 +164,9 @@ def _names_only(clause: str) -> bool:
 _RELATIVE = re.compile(r"\s*(?:where|wherein|in which|at which)\s+(\S+)((?:\s+\S+){1,3})", re.IGNORECASE)
 _PRONOUNS = frozenset({"he", "she", "they", "it"})
 # Cue stems that, so near a place, say too little of a relation: "where she spent the rest of her life", "where she
-# lost her sight", "where the firm has its home".
+# lost her sight", "where the firm has its home", "not long after Becquerel discovered radioactivity in uranium".
 _LOOSE = frozenset(_STEMMER.stemWords(["life", "lost", "end", "native", "origin", "home", "come", "base", "contain",
-                                       "office", "head", "group", "source", "work", "formation"]))
+                                       "office", "head", "group", "source", "work", "formation", "after"]))
 # A clause of a date alone, between a value and what follows it: "moved to Dunholt in 1999, where she died".
 _DATE_CLAUSE = re.compile(r"\s*(?:in|on|from|by|until|since)?\s*(?:\w+\s+){0,2}\d{3,4}\s*$", re.IGNORECASE)
 
