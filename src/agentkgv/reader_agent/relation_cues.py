@@ -164,9 +164,9 @@ def _names_only(clause: str) -> bool:
 _RELATIVE = re.compile(r"\s*(?:where|wherein|in which|at which)\s+(\S+)((?:\s+\S+){1,3})", re.IGNORECASE)
 _PRONOUNS = frozenset({"he", "she", "they", "it"})
 # Cue stems that, so near a place, say too little of a relation: "where she spent the rest of her life", "where she
-# lost her sight", "where the firm has its home", "not long after Becquerel discovered radioactivity in uranium".
+# lost her sight", "where the firm has its home".
 _LOOSE = frozenset(_STEMMER.stemWords(["life", "lost", "end", "native", "origin", "home", "come", "base", "contain",
-                                       "office", "head", "group", "source", "work", "formation", "after"]))
+                                       "office", "head", "group", "source", "work", "formation"]))
 # A clause of a date alone, between a value and what follows it: "moved to Dunholt in 1999, where she died".
 _DATE_CLAUSE = re.compile(r"\s*(?:in|on|from|by|until|since)?\s*(?:\w+\s+){0,2}\d{3,4}\s*$", re.IGNORECASE)
 
@@ -201,10 +201,8 @@ class RelationCues:
         """Whether the words between the marked names (or leading the subject: "the population of") hold a cue of
         the triple's relation: what a passage that gives another value must show before it contradicts."""
         words = between_marks(view, leading=True)
-        key = self._key(triple)
         return words is not None and (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
-                                      or self.follows_as_own(triple, after_object(view))
-                                      or key is not None and self._leading_cue(key, view) in self.cues[key])
+                                      or self.follows_as_own(triple, after_object(view)))
 
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
@@ -229,10 +227,10 @@ class RelationCues:
 
     def _leading_cue(self, key: str, view: str) -> str | None:
         """Of the words leading to an object written before the subject (`leading_to_object`), the cue stem nearest
-        the object, the relation's own or a rival's, that says enough (not `_LOOSE`: "the original cast of [O:MTV]'s"
-        gives MTV as no original network), within the object's clause or
-        past clauses of a date alone ("Died on April 5, 2008 in [O]"); None where none leads to it. A list's earlier
-        items lead to nothing: "The Wednesday Play, [O:BBC]'s [S:Cold Comfort Farm]" gives BBC no genre."""
+        the object, the relation's own or a rival's, that says enough (not `_LOOSE`: "died at her home in [O]" is a
+        death there), within the object's clause or past clauses of a date alone ("Died on April 5, 2008 in [O]");
+        None where none leads to it. A list's earlier items lead to nothing. What `denies` reads; it states nothing on
+        its own (`states`): a page's "published on 2024-05-20" before a book's name is the page's date, not the book's."""
         own, rivals = self.cues[key], self.rivals.get(key, ())
         for clause in reversed(_CLAUSE.split(leading_to_object(view) or "")[-_LEADING_CLAUSES:]):
             for word in reversed(_STEMMER.stemWords(folded_words(clause))):
