@@ -351,6 +351,9 @@ def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     assert not cues.denies(birth, born) and cues.denies(death, born)
     # A loose word near the object says nothing; the cue before it does.
     assert not cues.denies(death, "She died at her home in [O:Lund], [S:Ada Vance] wrote")
+    assert not cues.denies(birth, "Born and died in [O:Lund], [S:Ada Vance] was a potter")  # both stated
+    # A clause of more than a date ends the leading words.
+    assert not cues.denies(death, "Born in 1911, by 1990 she was in [O:Lund], where [S:Ada Vance] died")
     # A list's earlier items lead to nothing, nor does a cue far from the object.
     assert not cues.denies(birth, "died in Oslo, Uppsala, Malmo, [O:Lund]'s [S:Ada Vance] school")
     assert not cues.denies(birth, "She died young, long after the town had grown into the city we know as [O:Lund] "
@@ -367,8 +370,12 @@ def test_the_sides_of_a_bracketed_life_span_are_the_birth_and_the_death():
     born = "[S:Ada Vance] ([O:Lund], 2 May 1911 – Oslo, 5 April 1990) was a potter"
     assert cues.denies(birth, died) and not cues.denies(death, died)
     assert cues.denies(death, born) and not cues.denies(birth, born)
-    # A bracket of a place and one year is no life span.
+    # A bracket of a place and one year is no life span, nor one of an office's years, nor one whose words say which
+    # end is which; nor does a bracket left open read as one, however long the passage.
     assert not cues.denies(birth, "[S:Ada Vance] ([O:Lund], 1911) was a potter")
+    assert not cues.denies(death, "[S:Ada Vance] (mayor of [O:Lund] 1930\u20131950) was a potter")
+    assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund]; active 1930\u20131960)")
+    assert not cues.denies(birth, "[S:Ada Vance] [O:Lund] (" + "1911 - " * 300)
 
 
 def test_the_clause_that_leads_to_a_value_passes_over_the_rest_of_its_name():
@@ -402,7 +409,10 @@ def test_a_wiki_infobox_gives_its_fields_and_its_heading():
     assert stated_in_lines(("place of birth", "birth place"), box) == ["Tessaby"]
     assert stated_in_lines(("place of death", "death place"), box) == ["Kelvercombe"]
     assert stated_in_lines(("spouse",), box) == ["Edwin Marsh"]
-    assert infobox_heading(box) == "Orla Penhallow\nOrla Penhallow 1950\nPenhallow in 1950"
+    assert infobox_heading(box) == "Orla Penhallow"
+    # Without a name, the image's file names the subject; a caption names whoever stands beside it.
+    unnamed = "{{Infobox person | image = Orla Penhallow 1950.jpg | caption = Penhallow with Edwin Marsh | spouse = }}"
+    assert infobox_heading(unnamed) == "Orla Penhallow 1950"
     # One "| key = value" in prose is no infobox.
     prose = "The score was x = 3 | spouse = the variable"
     assert stated_in_lines(("spouse",), prose) == [] and infobox_heading(prose) == ""

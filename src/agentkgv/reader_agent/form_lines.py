@@ -9,7 +9,7 @@ next cell of a row); a line that gives none (`Unknown`) gives nothing. The line 
 only, so the agent reads it for a claim only where the passage's title, or its first line where that reads as a
 heading, names the claim's subject: a profile of Serena Williams gives Venus no birthplace. A wiki infobox writes its
 fields several to a line (`| birth_place = Wilmette, Illinois | height = …`), a key's words joined by underscores;
-its `name` and `caption` fields, and the file name of its `image`, are its heading.
+its `name` field, else the file name of its `image`, is its heading.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ _LONGEST = 80  # characters: a longer rest of a line is prose, not a value
 _NO_VALUE = frozenset({"unknown", "not known", "none", "n a", "na", "tba", "tbd", "various", "other"})
 _HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
 # A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
-_FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=[ \t]*([^|\n{}=]*?)[ \t]*(?=\||\}\}|\n|$)")
+_FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=([^|\n{}=]*)")
 _INFOBOX_FIELDS = 3
 _WIKI_LINK = re.compile(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]")
-_INFOBOX_HEADINGS = {"name": "", "caption": "", "image": r"\.\w{3,4}$"}
+# The fields that name an infobox's subject, in the order asked: its name, else its image's file name. Not its caption,
+# which names whoever stands beside the subject ("Heston with his wife Lydia Clarke").
+_INFOBOX_HEADINGS = {"name": "", "image": r"\.\w{3,4}$"}
 
 
 def _fields(text: str) -> list[tuple[str, str]]:
-    """The (key, value) pairs of `text`'s key-value lines and infobox fields, in the order written; an infobox key's
+    """The (key, value) pairs of `text`'s key-value lines, then of its infobox fields, each in the order written; a key's
     underscores read as spaces, its wiki links as their text."""
     pairs = [(m.start(), m.group(1), m.group(2)) for m in _LINE.finditer(text)]
     if "=" in text:
@@ -44,18 +46,19 @@ def _fields(text: str) -> list[tuple[str, str]]:
         fields = list(_FIELD.finditer(text))
         # One "| x = y" in prose is no infobox; an infobox writes many fields.
         if len(fields) >= _INFOBOX_FIELDS:
-            pairs += [(m.start(), m.group(1).replace("_", " "), m.group(2)) for m in fields]
-    return [(key, value) for _, key, value in sorted(pairs)]
+            pairs += [(m.start(), m.group(1).replace("_", " "), m.group(2).strip()) for m in fields]
+    return [(key, value) for _, key, value in pairs]
 
 
 def infobox_heading(text: str) -> str:
-    """What an infobox's heading fields say (its `name`, its `caption`, its `image` less the file's extension), one
-    to a line; "" where the text has none."""
+    """What names an infobox's subject: its `name` field, else its `image` less the file's extension; "" where the
+    text has no infobox or neither."""
     fields = list(_FIELD.finditer(_WIKI_LINK.sub(r"\1", text)))
     if len(fields) < _INFOBOX_FIELDS:
         return ""
-    return "\n".join(re.sub(_INFOBOX_HEADINGS[key], "", value) for m in fields
-                     if (key := m.group(1).strip().lower()) in _INFOBOX_HEADINGS and (value := m.group(2).strip()))
+    given = {key: value for m in reversed(fields)
+             if (key := m.group(1).strip().lower()) in _INFOBOX_HEADINGS and (value := m.group(2).strip())}
+    return next((re.sub(_INFOBOX_HEADINGS[key], "", given[key]) for key in _INFOBOX_HEADINGS if key in given), "")
 
 
 def first_line(text: str) -> str:

@@ -112,11 +112,15 @@ def next_to_object(view: str) -> str | None:
 _LEADING_CLAUSES = 3
 
 
+# The words a date is written with besides its numbers and months: "on 5 April 1990 in".
+_DATE_WORDS = frozenset({"in", "on", "at", "of", "the", "by", "from", "until", "since", "circa", "c"})
+
+
 def _date_only(clause: str) -> bool:
     """Whether a clause is a date and the words around one alone: " 2008 in", "on 5 April 1990"."""
     words = clause.split()
     return any(word[:1].isdigit() for word in words) and all(
-        word[:1].isdigit() or fold_word(word) in _STOP or word.lower().rstrip(".") in MONTHS for word in words)
+        word[:1].isdigit() or fold_word(word) in _DATE_WORDS or word.lower().rstrip(".") in MONTHS for word in words)
 
 
 def leading_to_object(view: str) -> str | None:
@@ -129,21 +133,34 @@ def leading_to_object(view: str) -> str | None:
 
 
 # A life span in brackets with a place on each side: "(Evanston, Illinois, October 4, 1924 - Beverly Hills, California,
-# April 5, 2008)". The side before the dash is the birth's, the side after it the death's.
-_LIFE_SPAN = re.compile(r"\(([^()]*?\d{3,4}[^()]*?)(?:\s-\s|\s*[\u2013\u2014]\s*)([^()]*?\d{3,4}[^()]*?)\)")
+# April 5, 2008)". The side before the dash is the birth's, the side after it the death's. Read bracket by bracket
+# (a bracket's text, then one dash in it), so that a long passage with an unclosed bracket is read in linear time.
+_BRACKET = re.compile(r"\(([^()]*)\)")
+_LIFE_DASH = re.compile(r"\s-\s|\s*[\u2013\u2014]\s*")
+_SIDE_YEAR = re.compile(r"\d{3,4}")
+_SIDE_PLACE = re.compile(r"\b[A-Z][a-z]")
 _LIFE_SIDES = ("born", "died")
+_LIFE_WORDS = frozenset(_STEMMER.stemWords(["born", "birth", "died", "death", "b", "d"]))
 
 
 def life_span_side(view: str) -> str | None:
-    """"born" or "died" where the object's mark stands on that side of a bracketed life span, else None."""
+    """"born" or "died" where the object's mark stands on that side of a bracketed life span (one dash, a year and
+    a capitalised word on each side, and no word of its own that says which end: "(born 1911 in Oslo; died …)" is
+    read by its words), else None."""
     marks = _nearest_marks(view)
     if marks is None:
         return None
     start = next(mark[1] for mark in marks if mark[0] == "O")
-    for span in _LIFE_SPAN.finditer(view):
-        for side in (1, 2):
-            if span.start(side) <= start < span.end(side):
-                return _LIFE_SIDES[side - 1]
+    for bracket in _BRACKET.finditer(view):
+        if not bracket.start(1) <= start < bracket.end(1):
+            continue
+        text = bracket.group(1)
+        sides = _LIFE_DASH.split(_MARKS.sub(lambda mark: mark.group(0)[3:-1], text))
+        said = set(_STEMMER.stemWords(folded_words(text))) & _LIFE_WORDS
+        if len(sides) != 2 or said or not all(_SIDE_YEAR.search(side) and _SIDE_PLACE.search(side) for side in sides):
+            return None
+        dash = _LIFE_DASH.search(text)
+        return _LIFE_SIDES[0] if start < bracket.start(1) + dash.start() else _LIFE_SIDES[1]
     return None
 
 
@@ -218,27 +235,29 @@ class RelationCues:
         side = life_span_side(view)
         if side is not None:
             return self._rival_only(key, set(_STEMMER.stemWords([side])))
-        lead = self._leading_cue(key, view)
-        if lead is not None:
-            return self._rival_only(key, {lead})
+        lead = self._leading_cues(key, view)
+        if lead:
+            return self._rival_only(key, lead)
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
 
-    def _leading_cue(self, key: str, view: str) -> str | None:
-        """Of the words leading to an object written before the subject (`leading_to_object`), the cue stem nearest
-        the object, the relation's own or a rival's, that says enough (not `_LOOSE`: "died at her home in [O]" is a
-        death there), within the object's clause or past clauses of a date alone ("Died on April 5, 2008 in [O]");
-        None where none leads to it. A list's earlier items lead to nothing. What `denies` reads; it states nothing on
-        its own (`states`): a page's "published on 2024-05-20" before a book's name is the page's date, not the book's."""
+    def _leading_cues(self, key: str, view: str) -> set[str]:
+        """Of the words leading to an object written before the subject (`leading_to_object`), the cue stems, the
+        relation's own or a rival's, that say enough (not `_LOOSE`: "died at her home in [O]" is a death there), of
+        the clause nearest the object that holds any: the object's own, or one before clauses of a date alone ("Died
+        on April 5, 2008 in [O]"); "born and died in [O]" gives both. Empty where none leads to it. A list's earlier
+        items lead to nothing. What `denies` reads; it states nothing on its own (`states`): a page's "published on
+        2024-05-20" before a book's name is the page's date, not the book's."""
         own, rivals = self.cues[key], self.rivals.get(key, ())
         for clause in reversed(_CLAUSE.split(leading_to_object(view) or "")[-_LEADING_CLAUSES:]):
-            for word in reversed(_STEMMER.stemWords(folded_words(clause))):
-                if word not in _LOOSE and (word in own or any(word in rival for rival in rivals)):
-                    return word
+            found = {word for word in _STEMMER.stemWords(folded_words(clause))
+                     if word not in _LOOSE and (word in own or any(word in rival for rival in rivals))}
+            if found:
+                return found
             if not _date_only(clause):
-                return None
-        return None
+                return set()
+        return set()
 
     def leads_to_rival(self, triple: Triple, before: str) -> bool:
         """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
