@@ -40,23 +40,23 @@ _INFOBOX_HEADINGS = {"name": "", "image": r"\.\w{3,4}$"}
 def _fields(text: str) -> list[tuple[str, str]]:
     """The (key, value) pairs of `text`'s key-value lines, then of its infobox fields, each in the order written; a key's
     underscores read as spaces, its wiki links as their text."""
-    pairs = [(m.start(), m.group(1), m.group(2)) for m in _LINE.finditer(text)]
-    if "=" in text:
-        text = _WIKI_LINK.sub(r"\1", text)
-        fields = list(_FIELD.finditer(text))
-        # One "| x = y" in prose is no infobox; an infobox writes many fields.
-        if len(fields) >= _INFOBOX_FIELDS:
-            pairs += [(m.start(), m.group(1).replace("_", " "), m.group(2).strip()) for m in fields]
-    return [(key, value) for _, key, value in pairs]
+    return ([(m.group(1), m.group(2)) for m in _LINE.finditer(text)]
+            + [(m.group(1).replace("_", " "), m.group(2).strip()) for m in _infobox_fields(text)])
+
+
+def _infobox_fields(text: str) -> list[re.Match[str]]:
+    """The infobox fields of `text`, its wiki links read as their text; none where fewer than `_INFOBOX_FIELDS`: one
+    "| x = y" in prose is no infobox."""
+    if "=" not in text:
+        return []
+    fields = list(_FIELD.finditer(_WIKI_LINK.sub(r"\1", text)))
+    return fields if len(fields) >= _INFOBOX_FIELDS else []
 
 
 def infobox_heading(text: str) -> str:
     """What names an infobox's subject: its `name` field, else its `image` less the file's extension; "" where the
     text has no infobox or neither."""
-    fields = list(_FIELD.finditer(_WIKI_LINK.sub(r"\1", text)))
-    if len(fields) < _INFOBOX_FIELDS:
-        return ""
-    given = {key: value for m in reversed(fields)
+    given = {key: value for m in reversed(_infobox_fields(text))
              if (key := m.group(1).strip().lower()) in _INFOBOX_HEADINGS and (value := m.group(2).strip())}
     return next((re.sub(_INFOBOX_HEADINGS[key], "", given[key]) for key in _INFOBOX_HEADINGS if key in given), "")
 
