@@ -247,6 +247,22 @@ def test_the_graph_prior_is_not_a_constant_and_reviews_refit_it():
     assert abs(again.p_true(row, predicate) - refit.p_true(row, predicate)) < 1e-9
 
 
+def test_a_fitted_prior_learns_each_predicates_share_of_wrong_triples():
+    """Two predicates whose triples look alike to the graph (one feature row) but whose labels differ: the fitted
+    prior gives the often wrong one the lower P(true), as DBpedia's `homepage` against its `birthPlace`."""
+    from agentkgv.graph.prior import feature_names, fit_prior
+
+    row = [0.0] * len(feature_names())
+    rows = [row] * 80 + [[1.0] + row[1:]] * 20  # a second feature row, so the model has something to fit
+    often_wrong, rarely_wrong = f"{EX}homepage", f"{EX}birthPlace"
+    predicates = [often_wrong] * 40 + [rarely_wrong] * 40 + [rarely_wrong] * 20
+    labels = [k % 4 == 0 for k in range(40)] + [k % 10 != 0 for k in range(40)] + [True] * 20
+    prior = fit_prior(rows, labels, predicates, "test")
+    assert prior.p_true(row, often_wrong) < 0.4 < 0.8 < prior.p_true(row, rarely_wrong)
+    # A predicate no labels were seen of is scored by the model alone, between the two.
+    assert prior.p_true(row, often_wrong) < prior.p_true(row, f"{EX}unseen") < prior.p_true(row, rarely_wrong)
+
+
 def test_reviews_teach_the_prior_how_much_the_documents_count():
     """A user's documents that say more than DBpedia's gathered pages did: where the reviews show the documents'
     P(true) tracking the labels, the refit prior follows the documents further; few reviews change nothing."""

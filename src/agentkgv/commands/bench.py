@@ -289,8 +289,7 @@ def train_graph_prior(ws: Workspace, output: Path | None, index_name: str = "dbp
     bench_dbpedia(ws, RunConfig(), ["agentkgv"], index_name, run_name, hooks=hooks, forms=("iri",))
     documents = load_run(ws.runs / run_name / "agentkgv.iri.jsonl")
     graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
-    rows, labels = graph.rows(documents), graph.labels()
-    prior = fit_prior(rows, labels, f"the DBpedia development set ({len(rows)} triples, {len(documents)} with pages)")
-    predicates = [triple.predicate for triple in graph.triples]
-    prior = prior.refit_offsets(predicates, [prior.p_true(row, p) for row, p in zip(rows, predicates)], labels)
+    rows = graph.rows(documents)
+    prior = fit_prior(rows, graph.labels(), graph.predicates(),
+                      f"the DBpedia development set ({len(rows)} triples, {len(documents)} with pages)")
     return prior.save(output or shipped_prior_path()) and prior

@@ -44,9 +44,8 @@ class LabelledGraph:
     def labels(self) -> np.ndarray:
         return np.array([bool(item.label) for item in self.items])
 
-    def fit(self, documents: dict[str, Verdict]) -> GraphPrior:
-        return fit_prior(self.rows(documents), self.labels(), f"{len(self.items)} labelled triples, "
-                                                              f"{len(documents)} with documents")
+    def predicates(self) -> list[str]:
+        return [triple.predicate for triple in self.triples]
 
 
 def _unread(item: LabeledTriple) -> Verdict:
@@ -76,10 +75,11 @@ def cross_validated(graph: LabelledGraph, documents: dict[str, Verdict], false_b
     from their verdicts composed with the fold's prior."""
     from sklearn.model_selection import StratifiedKFold
 
-    rows, labels = graph.rows(documents), graph.labels()
+    rows, labels, predicates = graph.rows(documents), graph.labels(), graph.predicates()
     verdicts: list[Verdict | None] = [None] * len(graph.items)
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(rows, labels):
-        checker = graph.checker.with_prior(fit_prior(rows[train], labels[train], "fold"))
+        fitted = fit_prior(rows[train], labels[train], [predicates[k] for k in train], "fold")
+        checker = graph.checker.with_prior(fitted)
         if reviews:
             checker = _learned(graph, documents, list(train), checker, false_below)
         for k in test:
@@ -113,7 +113,8 @@ def reviewed_then_scored(graph: LabelledGraph, documents: dict[str, Verdict], re
     were reviewed, and the others' verdicts."""
     rows, labels = graph.rows(documents), graph.labels()
     unread = [k for k, item in enumerate(graph.items) if item.id not in documents]
-    prior = fit_prior(rows[unread], labels[unread], "the triples without documents")
+    predicates = graph.predicates()
+    prior = fit_prior(rows[unread], labels[unread], [predicates[k] for k in unread], "the triples without documents")
     read = [k for k, item in enumerate(graph.items) if item.id in documents]
     wrong = [k for k in read if not labels[k]]
     take = {False: round(reviewed * len(wrong) / len(read))}
