@@ -342,6 +342,22 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
 
 
+def test_a_team_played_against_is_no_team_of_the_players():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    team = Triple("Tomas Brenner", "member of sports team", "Marrowick Rovers")
+    assert cues.denies(team, "On 6 May, [S:Tomas Brenner] scored 30 points against the [O:Marrowick Rovers]")
+    assert cues.denies(team, "[S:Tomas Brenner] played against the [O:Marrowick Rovers] for the Dunholt Lions")
+    assert cues.denies(team, "After the Lions' 112-105 loss to the [O:Marrowick Rovers], [S:Tomas Brenner] rested")
+    assert cues.denies(team, "Dunholt Lions vs. [O:Marrowick Rovers]: [S:Tomas Brenner] scored 20")
+    assert not cues.denies(team, "[S:Tomas Brenner] played for the [O:Marrowick Rovers] and scored against the Lions")
+    assert not cues.denies(team, "[S:Tomas Brenner] signed with the [O:Marrowick Rovers] after a loss, in May")
+    # The team that beat another is the winner, not the opponent.
+    assert not cues.denies(team, "The [O:Marrowick Rovers] beat the Dunholt Lions as [S:Tomas Brenner] scored 20")
+    # Only a team's relation has opponents: "against" leads to no other relation's value.
+    assert not cues.denies(Triple("Tomas Brenner", "place of birth", "Lund"),
+                           "[S:Tomas Brenner] was born in Oslo and played a match against [O:Lund]")
+
+
 def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     cues = RelationFacts.load(Path("no-data-folder-here")).cues
     birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")

@@ -20,7 +20,7 @@ import gzip
 import json
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -45,6 +45,15 @@ _GENERIC = frozenset(_STEMMER.stemWords(["date", "year", "time", "place", "locat
 # and "a play written by a Norwegian playwright" says something of both.
 RIVAL_OVERLAP = (0.15, 0.3)
 _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
+# A rival that no relation of the facts files holds, so that `build` cannot find it: the team a player played
+# against. Pages that name a player and a team are match reports as often as rosters ("scored 30 points against
+# the Los Angeles Clippers", "the Lakers' 112-105 loss to the Denver Nuggets").
+OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "versus", "vs", "v", "beat", "beating", "defeat",
+                                                  "defeated", "loss", "lost", "rout", "routed", "opponent", "faced"]))}
+# How many words before the team an opponent's word stands: "points against the", "loss to the", "Lakers vs.".
+_OPPONENT_REACH = 3
+# Where a sentence ends, less the full stop of "vs." and "v.".
+_SENTENCE_END_NOT_VS = re.compile(r"(?<!\bvs)(?<!\bv)[.!?]\s|\n")
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
 # tells a birth from a death (`agentkgv build predicates` writes it; a test checks it against the data folder).
 CUES_FILE = "relation_cues.json.gz"
@@ -204,6 +213,8 @@ class RelationCues:
     # Cue stems and rivals by relation key (id, label, alias, lower-cased, as `by_name` keys them).
     cues: Mapping[str, frozenset[str]]
     rivals: Mapping[str, tuple[frozenset[str], ...]]
+    # The words that lead to a relation's object as the subject's opponent (`OPPONENTS`), keyed as `cues` is.
+    opponents: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def _key(self, triple: Triple) -> str | None:
         return next((k for k in (triple.predicate_id, triple.predicate.lower()) if k in self.cues), None)
@@ -229,6 +240,8 @@ class RelationCues:
         words = between_marks(view) if key is not None else None
         if key is None or words is None or self.follows_as_own(triple, after_object(view)):
             return False
+        if self.opposes(key, view):
+            return True
         own, rivals = self.cues[key], self.rivals.get(key, ())
         # A side of a life span says which end of a life the place is; the words leading to an object written before
         # the subject say what it is, their cue nearest the object first ("Died on April 5, 2008 in [O] ... [S]").
@@ -241,6 +254,20 @@ class RelationCues:
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
+
+    def opposes(self, key: str, view: str) -> bool:
+        """Whether the words right before the object's mark, in its clause, name it as the subject's opponent ("[S]
+        scored 30 points against the [O]", "the Lakers' loss to the [O] ... [S]"), whatever else the passage says:
+        "[S] played against the [O]" states no team of his. Only a word before the team counts: "the [O] beat the
+        Lions as [S] scored 20" is his team's win."""
+        opponent = self.opponents.get(key)
+        marks = _nearest_marks(view)
+        if not opponent or marks is None:
+            return False
+        start = next(mark[1] for mark in marks if mark[0] == "O")
+        sentence = _SENTENCE_END_NOT_VS.split(view[max(0, start - 300):start])[-1]
+        clause = _CLAUSE.split(_MARKS.sub(lambda mark: mark.group(0)[3:-1], sentence))[-1]
+        return bool(set(_STEMMER.stemWords(folded_words(clause)[-_OPPONENT_REACH:])) & opponent)
 
     def _leading_cues(self, key: str, view: str) -> set[str]:
         """Of the words leading to an object written before the subject (`leading_to_object`), the cue stems, the
@@ -334,7 +361,8 @@ class RelationCues:
     def of(predicates: Mapping[str, PredicateInfo], table: CueTable) -> RelationCues:
         """The cues of `table`, keyed as `by_name` keys them by the names `predicates` give each relation."""
         return RelationCues(by_name(dict(predicates), {pid: own for pid, (own, _) in table.items()}),
-                            by_name(dict(predicates), {pid: rivals for pid, (_, rivals) in table.items()}))
+                            by_name(dict(predicates), {pid: rivals for pid, (_, rivals) in table.items()}),
+                            by_name(dict(predicates), {pid: words for pid, words in OPPONENTS.items() if pid in predicates}))
 
     @staticmethod
     def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]],
