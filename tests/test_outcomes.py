@@ -348,9 +348,16 @@ def test_a_team_played_against_is_no_team_of_the_players():
     assert cues.denies(team, "On 6 May, [S:Tomas Brenner] scored 30 points against the [O:Marrowick Rovers]")
     assert cues.denies(team, "[S:Tomas Brenner] played against the [O:Marrowick Rovers] for the Dunholt Lions")
     assert cues.denies(team, "After the Lions' 112-105 loss to the [O:Marrowick Rovers], [S:Tomas Brenner] rested")
-    assert cues.denies(team, "Dunholt Lions vs. [O:Marrowick Rovers]: [S:Tomas Brenner] scored 20")
+    assert cues.denies(team, "The Dunholt Lions were beaten by the [O:Marrowick Rovers], and [S:Tomas Brenner] left")
     assert not cues.denies(team, "[S:Tomas Brenner] played for the [O:Marrowick Rovers] and scored against the Lions")
     assert not cues.denies(team, "[S:Tomas Brenner] signed with the [O:Marrowick Rovers] after a loss, in May")
+    # The words after the opponent's word lead elsewhere: the team is his.
+    assert not cues.denies(team, "[S:Tomas Brenner] made his debut against the Lions for [O:Marrowick Rovers]")
+    assert not cues.denies(team, "[S:Tomas Brenner] had 20 points in a 110-100 loss for the [O:Marrowick Rovers]")
+    assert not cues.denies(team, "The Dunholt Lions lost [S:Tomas Brenner] to [O:Marrowick Rovers] in 2009")
+    assert not cues.denies(team, "[S:Tomas Brenner] became the face of the [O:Marrowick Rovers]")
+    # A fixture names both sides alike.
+    assert not cues.denies(team, "Dunholt Lions vs. [O:Marrowick Rovers]: [S:Tomas Brenner] scored twice")
     # The team that beat another is the winner, not the opponent.
     assert not cues.denies(team, "The [O:Marrowick Rovers] beat the Dunholt Lions as [S:Tomas Brenner] scored 20")
     # Only a team's relation has opponents: "against" leads to no other relation's value.

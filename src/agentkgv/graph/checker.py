@@ -48,8 +48,9 @@ class GraphChecker:
         return checker
 
     def knows(self, predicate: str) -> bool:
-        """Whether the graph says enough of a predicate for its P(true) alone to decide: it was reviewed, or
-        the profile holds enough of its triples."""
+        """Whether the graph says enough of a predicate for its P(true) alone to decide: the prior has an offset for
+        it (labels of its triples: a user's reviews, or the labelled graph the prior was fitted on), or the profile
+        holds enough of its triples."""
         counts = self.profile.predicates.get(predicate)
         return predicate in self.prior.offsets or (counts is not None and counts.triples >= MIN_SUPPORT)
 
@@ -80,7 +81,7 @@ class GraphChecker:
             return f"its predicate ({name.removeprefix('predicate: ')}) is one whose triples are often wrong"
         if name.startswith("documents"):
             return "the documents do not state it"
-        return name.split(": ", 1)[1] if name.startswith(("reviews: ", "base: ")) else name
+        return name.split(": ", 1)[1] if name.startswith(("labels: ", "base: ")) else name
 
     def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
         """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""

@@ -148,13 +148,13 @@ class GraphPrior(Strict):
         return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offsets.get(predicate, 0.0)
 
     def lowest(self, row: Sequence[float], predicate: str) -> str:
-        """What lowers a triple's log-odds most: a feature's name, its predicate's reviews, or (where nothing
+        """What lowers a triple's log-odds most: a feature's name, its predicate's labels, or (where nothing
         present lowers it) the base rate."""
         refit = self.documents
         parts = [(refit.scale * self.weights.get(name, 0.0) * value, name)
                  for name, value in zip(feature_names(), row) if value]
         parts.append((refit.weight * row[_DOCUMENTS_LOG_ODDS], "documents: log-odds"))
-        parts.append((self.offsets.get(predicate, 0.0), "reviews: its predicate's triples were often wrong where reviewed"))
+        parts.append((self.offsets.get(predicate, 0.0), "labels: its predicate's triples were often wrong where labelled"))
         low = min(parts)
         return low[1] if low[0] < 0 else "base: such triples are often wrong in such graphs"
 

@@ -47,13 +47,12 @@ RIVAL_OVERLAP = (0.15, 0.3)
 _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
 # A rival that no relation of the facts files holds, so that `build` cannot find it: the team a player played
 # against. Pages that name a player and a team are match reports as often as rosters ("scored 30 points against
-# the Los Angeles Clippers", "the Lakers' 112-105 loss to the Denver Nuggets").
-OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "versus", "vs", "v", "beat", "beating", "defeat",
-                                                  "defeated", "loss", "lost", "rout", "routed", "opponent", "faced"]))}
-# How many words before the team an opponent's word stands: "points against the", "loss to the", "Lakers vs.".
-_OPPONENT_REACH = 3
-# Where a sentence ends, less the full stop of "vs." and "v.".
-_SENTENCE_END_NOT_VS = re.compile(r"(?<!\bvs)(?<!\bv)[.!?]\s|\n")
+# the Los Angeles Clippers", "the Los Angeles Lakers' 112-105 loss to the Denver Nuggets"). Not "vs.": a fixture
+# ("Chelsea vs. Arsenal") names both sides alike.
+OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", "beaten", "defeat", "defeated",
+                                                  "defeating", "loss", "lost", "rout", "routed"]))}
+# The words that may stand between an opponent's word and the team: "loss to the", "rout of the", "beaten by the".
+_TO_OPPONENT = frozenset({"to", "of", "by", "the", "a", "an"})
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
 # tells a birth from a death (`agentkgv build predicates` writes it; a test checks it against the data folder).
 CUES_FILE = "relation_cues.json.gz"
@@ -256,18 +255,20 @@ class RelationCues:
         return self._rival_only(key, found)
 
     def opposes(self, key: str, view: str) -> bool:
-        """Whether the words right before the object's mark, in its clause, name it as the subject's opponent ("[S]
-        scored 30 points against the [O]", "the Lakers' loss to the [O] ... [S]"), whatever else the passage says:
-        "[S] played against the [O]" states no team of his. Only a word before the team counts: "the [O] beat the
-        Lions as [S] scored 20" is his team's win."""
+        """Whether the words right before the object's mark name it as the subject's opponent ("[S] scored 30 points
+        against the [O]", "the Lakers' loss to the [O] ... [S]"): an opponent's word, then nothing but "to", "of",
+        "by" and articles. Then the passage states no team of the subject's, whatever else it says ("[S] played
+        against the [O]"); "debut against Arsenal for [O]", "a loss for the [O]" and "lost [S] to [O]" are not so
+        written, and "the [O] beat the Lions as [S] scored 20" is his team's win."""
         opponent = self.opponents.get(key)
         marks = _nearest_marks(view)
         if not opponent or marks is None:
             return False
         start = next(mark[1] for mark in marks if mark[0] == "O")
-        sentence = _SENTENCE_END_NOT_VS.split(view[max(0, start - 300):start])[-1]
-        clause = _CLAUSE.split(_MARKS.sub(lambda mark: mark.group(0)[3:-1], sentence))[-1]
-        return bool(set(_STEMMER.stemWords(folded_words(clause)[-_OPPONENT_REACH:])) & opponent)
+        words = list(folded_words(_CLAUSE.split(_SENTENCE_END.split(view[max(0, start - 300):start])[-1])[-1]))
+        while words and words[-1] in _TO_OPPONENT:
+            words.pop()
+        return bool(words) and _STEMMER.stemWord(words[-1]) in opponent
 
     def _leading_cues(self, key: str, view: str) -> set[str]:
         """Of the words leading to an object written before the subject (`leading_to_object`), the cue stems, the
