@@ -29,6 +29,12 @@ as many true triples as wrong ones or more.
    documents called false below lower thresholds; the offsets' values with the graph knowing only predicates of
    `MIN_SUPPORT` triples (not those it has labels of too); and offsets by namespace first, each predicate's shrunk
    toward its namespace's.
+11. Kinds read off the graph itself: each triple's subject and object read by the value-kind classifier (a
+   distribution over the relations whose values a name is like) against the mean of its predicate's other triples
+   in the same graph (leave one out, overlap as `kind_overlap`), flagged under the overlap that 0.5% of true
+   triples fall under in graphs of 40 training facts per relation; and the direction a graph writes each predicate
+   in (a triple that fits its relation only read the way under a fifth of the predicate's triples fit). On
+   FactBench-docs and on the DBpedia set as graphs.
 
 python experiments/wrong_triple_signals.py N [ARGS]   (1: [centered] similarities, default 0.75 0.78 0.8 0.85 0.9,
 centered 0.3 0.4 0.5 0.6;
@@ -36,7 +42,7 @@ centered 0.3 0.4 0.5 0.6;
 known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 5: the fewest values a predicate needs, default 20; 6: run:split pairs, default known67e:factbench_docs
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e; 9: the run, default known67e;
-10: the documents' run, default dbpedia-75p)
+10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a)
 Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
@@ -536,8 +542,117 @@ def prior_offsets() -> None:
     report("offsets by namespace first", by_namespace)
 
 
+def graph_kinds() -> None:
+    """Kinds read off the graph: each end against its predicate's other triples, and the direction a predicate is written in"""
+    import agentkgv.registry  # noqa: F401
+    from agentkgv.commands.train_reader import value_kind_facts
+    from agentkgv.core.runner import load_run
+    from agentkgv.data.benchmark import load_split
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.encoders import embed
+    from agentkgv.graph.profile import build_profile, claim_triple
+    from agentkgv.graph.values import local_part
+    from agentkgv.paths import Workspace
+    from agentkgv.train.value_kinds import held_out
+
+    ws = Workspace()
+    shipped = _shipped()
+    model = shipped.model
+    cache: dict[str, np.ndarray] = {}
+
+    def kinds(names: list[str]) -> list[np.ndarray]:
+        new = sorted({n for n in names if n not in cache})
+        if new:
+            cache.update(zip(new, _softmax(model, embed(new))))
+        return [cache[n] for n in names]
+
+    def overlaps(groups: dict[str, list[str]]) -> dict[str, list[float]]:
+        """Each name's overlap with the mean of the other names of its group (a predicate's subjects, say)."""
+        out = {}
+        for key, names in groups.items():
+            x = np.stack(kinds(names))
+            total = x.sum(axis=0)
+            out[key] = [float(np.sqrt(x[i] * (total - x[i]) / (len(names) - 1)).sum()) for i in range(len(names))]
+        return out
+
+    # The thresholds: graphs of 40 held-out training facts per relation, all true.
+    rng = random.Random(0)
+    by_relation: dict[str, list] = defaultdict(list)
+    for t in value_kind_facts(ws):
+        if held_out(t.subject, 0.2):
+            by_relation[t.predicate_id].append(t)
+    graphs = {p: rng.sample(ts, 40) for p, ts in by_relation.items() if len(ts) >= 40}
+    at = {}
+    for end in ("subject", "object"):
+        seen = overlaps({p: [getattr(t, end) for t in ts] for p, ts in graphs.items()})
+        at[end] = float(np.quantile([o for values in seen.values() for o in values], 0.005))
+    print(f"{len(graphs)} relations of 40 true training facts: 0.5% of subjects under {at['subject']:.3f}, of objects "
+          f"under {at['object']:.3f}")
+
+    def flagged(name: str, triples: list[tuple[str | None, str, str | None]], labels: list[bool], found: list[bool]):
+        """`triples`: (subject's name, predicate, object's name), a name None where the end names no entity."""
+        counts: Counter = Counter()
+        for e, end in enumerate(("subject", "object")):
+            groups: dict[str, list[int]] = defaultdict(list)
+            for k, t in enumerate(triples):
+                if t[2 * e] is not None:
+                    groups[t[1]].append(k)
+            groups = {p: ks for p, ks in groups.items() if len(ks) >= 20}
+            seen = overlaps({p: [triples[k][2 * e] for k in ks] for p, ks in groups.items()})
+            for p, ks in groups.items():
+                for k, o in zip(ks, seen[p]):
+                    if o < at[end]:
+                        counts[end, "true" if labels[k] else "wrong, found already" if found[k] else "wrong, new"] += 1
+        print(f"{name}: " + "; ".join(f"{end} {kind} {n}" for (end, kind), n in sorted(counts.items())))
+
+    run = load_run(ws.runs / (sys.argv[1] if len(sys.argv) > 1 else "fb76a") / "agentkgv.factbench_docs.jsonl")
+    factbench = load_split(ws.benchmark, "factbench_docs")
+    flagged("FactBench-docs", [(e.triple.subject, e.triple.predicate, e.triple.object) for e in factbench],
+            [bool(e.label) for e in factbench],
+            [run[e.id].outcome in ("contradicted", "wrong kind of value") for e in factbench])
+    items = list(iter_dbpedia(ws.data))
+    graph = [claim_triple(item.triple) for item in items]
+    profile = build_profile(lambda: graph, "dbpedia")
+
+    def entity(term) -> str | None:
+        kind = profile.value_class(term)
+        if term.kind == "iri":
+            return (local_part(term.value) or "").replace("_", " ") or None if kind.startswith("an IRI of ") else None
+        return term.value if kind == "a name" else None
+    flagged("DBpedia, all 8,893", [(entity(t.subject), t.predicate, entity(t.object)) for t in graph],
+            [bool(item.label) for item in items], [False] * len(items))
+
+    # The direction: which way each FactBench-docs triple fits its relation, against its predicate's majority.
+    ways = []
+    claims = [e.triple for e in factbench]
+    objects, subjects = kinds([t.object for t in claims]), kinds([t.subject for t in claims])
+    for t, p, q in zip(claims, objects, subjects):
+        r = shipped.relation(t)
+        if r is None or r not in model.kinds:
+            ways.append(None)
+            continue
+        limit = model.thresholds[r]
+        ways.append((p[model.kinds[r]].sum() >= limit and q[model.subject_kinds[r]].sum() >= limit,
+                     p[model.subject_kinds[r]].sum() >= limit and q[model.kinds[r]].sum() >= limit))
+    against: Counter = Counter()
+    for predicate in sorted({t.predicate for t in claims}):
+        ks = [k for k, t in enumerate(claims) if t.predicate == predicate and ways[k]]
+        for way in (0, 1):
+            only = [k for k in ks if ways[k][way] and not ways[k][1 - way]]
+            if len(only) < 0.2 * len(ks):
+                for k in only:
+                    against["true" if factbench[k].label else "wrong"] += 1
+    print(f"FactBench-docs, read the way few of its predicate's triples are: {dict(against)}")
+
+
+def _softmax(model, vectors: np.ndarray) -> np.ndarray:
+    from agentkgv.reader_agent.value_kinds import relation_softmax
+
+    return relation_softmax(model.coef, model.intercept, vectors)
+
+
 MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
-                value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets]
+                value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds]
 
 
 def main() -> None:

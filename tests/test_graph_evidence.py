@@ -3,6 +3,7 @@ user's SHACL shapes, and how the graph's word joins the documents' in a verdict.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from pathlib import Path
@@ -219,6 +220,28 @@ def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_s
     # A verdict with no confidence of its own keeps none.
     unchecked = Verdict("t", claim, None, "agentkgv", outcome=Finding.NOT_CHECKABLE.value)
     assert compose(unchecked, checker).confidence is None
+
+
+def test_the_graph_calls_false_a_silent_triple_it_puts_under_four_in_ten():
+    # Forty people with one spouse each: the graph knows the predicate, and nothing it finds is against the claim.
+    graph = [GraphTriple(Term("iri", f"{EX}Person_{n}"), f"{EX}spouse", Term("iri", f"{EX}Person_{n + 100}"))
+             for n in range(40)]
+    checker = open_graph(GraphSettings(), graph, "people").checker
+    claim = Triple("Person 3", "spouse", "Person 103", rdf=RdfTerms(f"<{EX}Person_3>", f"<{EX}spouse>", f"<{EX}Person_103>"))
+    silent = Verdict("t", claim, None, "agentkgv", p_true=0.5, undecided=True, outcome=Finding.NOT_ENOUGH_EVIDENCE.value)
+    triple = claim_triple(claim)
+    base = checker.p_true(triple, [], documents_side(silent))
+
+    def at(p: float) -> GraphChecker:  # the graph's P(true) of the claim moved to `p` by its predicate's labels
+        shift = math.log(p / (1 - p)) - math.log(base / (1 - base))
+        return checker.with_prior(checker.prior.model_copy(update={"offsets": {f"{EX}spouse": shift}}))
+    doubted = compose(silent, at(0.35))
+    assert abs(doubted.p_true - 0.35) < 1e-6 and GraphSettings().false_below == 0.4
+    assert doubted.verdict is False and doubted.outcome == Finding.GRAPH_CONTRADICTED.value
+    assert doubted.documents_outcome == Finding.NOT_ENOUGH_EVIDENCE.value and "0.35" in doubted.reason
+    # A stricter user's threshold leaves it to review, and a P(true) above the default does too.
+    assert compose(silent, at(0.35), false_below=0.3).verdict is None
+    assert compose(silent, at(0.45)).verdict is None and compose(silent, at(0.45)).undecided
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

@@ -85,7 +85,7 @@ def verify(triples: Annotated[Optional[Path], typer.Argument(help="Triples: .jso
                                                           "evidence against its triple.")] = None,
            graph_prior: Annotated[Optional[Path], typer.Option(hidden=True, help="A graph prior refitted by `learn` (default: the shipped one).")] = None,
            graph_false_below: Annotated[Optional[float], typer.Option(hidden=True, min=0.0, max=1.0, help="The graph's P(true) under which it "
-                                                                      "contradicts a triple no trusted passage supports (default 0.3).")] = None,
+                                                                      "contradicts a triple no trusted passage supports (default 0.4).")] = None,
            base_model: rare(BaseModelOpt) = False, batch_size: Annotated[int, typer.Option(min=1, help="Triples per batch.")] = BATCH_SIZE, index: IndexOpt = None, on_error: OnErrorOpt = OnErrorMode.fail,
            ray: RayOpt = False, address: rare(AddressOpt) = None, workers: WorkersOpt = 2, gpus_per_worker: rare(GpusOpt) = 0.0,
            data_dir: rare(DataOpt) = None, cache_dir: CacheOpt = None) -> None:

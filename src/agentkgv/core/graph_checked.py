@@ -29,11 +29,10 @@ from dataclasses import replace
 
 from agentkgv.core.verdict import Finding, Verdict, Verifier
 from agentkgv.data.records import LabeledTriple
-from agentkgv.graph.checker import GraphChecker
+from agentkgv.graph.checker import GRAPH_FALSE_BELOW, GraphChecker
 from agentkgv.graph.prior import DocumentSide, Reviewed
 from agentkgv.graph.profile import claim_triple
 
-GRAPH_FALSE_BELOW = 0.3
 # The outcomes where the documents (or the relation's kinds of value) decided, with a P(true) of their own.
 DOCUMENTS_DECIDE = frozenset({Finding.SUPPORTED.value, Finding.CONTRADICTED.value, Finding.WRONG_KIND.value})
 
