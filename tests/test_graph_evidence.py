@@ -19,7 +19,7 @@ from agentkgv.graph.evidence import GraphEvidence
 from agentkgv.graph.prior import DocumentSide, GraphPrior, Reviewed, refit_from_reviews
 from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, claim_triple, file_triples
 from agentkgv.graph.shapes import profile_shapes, shape_findings
-from agentkgv.graph.values import Term, text_class, value_class
+from agentkgv.graph.values import Term, family, text_class, value_class
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -85,6 +85,9 @@ def test_value_classes():
     assert value_class(Term("iri", "http://dbpedia.org/resource/Category:Road_tunnels")) == "a Category page"
     assert [text_class(t) for t in ("60px", "ffffff", "--11-10", "2011", "12 March 1931", "3 Doors Down", "1.76 m")] == [
         "an image size", "a colour code", "a month and day", "a year", "a date", "a name", "a quantity with a unit"]
+    # A unit ends where lower-case letters stop: a firm's name written on to a number is of the names' family.
+    assert [family(text_class(t)) for t in ("360Commerce", "7 Eleven", "5 kWh", "50 MHz")] == [
+        "a name", "a name", "a quantity with a unit", "a quantity with a unit"]
 
 
 def test_a_graph_too_small_to_learn_a_predicate_flags_nothing_there():
