@@ -8,7 +8,7 @@ from agentkgv.core.verdict import Verdict
 from agentkgv.baselines.lexical import LexicalVerifier
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Example, Triple
-from agentkgv.eval.poison import KINDS, attack_row, build_poisoned_index, make_poisons
+from agentkgv.eval.poison import KINDS, attack_row, attack_table, build_poisoned_index, make_poisons
 from agentkgv.retrieval.bm25 import BM25Retriever
 from agentkgv.retrieval.guard import AddressesReader, DistrustedSource, WithholdingRetriever, addresses_reader
 
@@ -86,5 +86,11 @@ def test_flips_are_counted_by_kind_against_the_clean_run():
     row = attack_row("m", "poisoned", "s", clean, attacked, {"x": "instruction", "y": "json_action", "z": "x"})
     assert (row.flips, row.flip_rate, row.flips_by_kind) == (2, 2 / 3, {"instruction": 1, "json_action": 1})
     assert row.clean_macro_f1 == 1.0 and row.macro_f1 < 0.5
+    # Open world on the attacked run: the true triple called false, the wrong one hidden; silence flags nothing.
+    assert (row.errors.error_recall, row.errors.flagged, row.errors.true_called_false) == (0.5, 2, 1.0)
+    silent = [*attacked[:2], Verdict("z", triple, None, "m", gold=False, undecided=True, outcome="not enough evidence")]
+    assert attack_row("m", "poisoned", "s", clean, silent, {"x": "instruction", "y": "json_action"}).errors.flagged == 1
+    headers, cells = attack_table([row])
+    assert cells[0][headers.index("True called false")] == "100.0%"
     with pytest.raises(ValueError):
         attack_row("m", "poisoned", "s", clean, attacked[:2], {})

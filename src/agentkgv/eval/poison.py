@@ -32,7 +32,8 @@ from agentkgv.data.errors import DataError
 from agentkgv.data.passage_file import read_passages, write_passages
 from agentkgv.data.predicates import PredicateInfo
 from agentkgv.data.records import Example, LabeledTriple, Passage
-from agentkgv.eval.metrics import score
+from agentkgv.eval.metrics import ErrorFinding, error_finding, score
+from agentkgv.eval.report import called_false
 from agentkgv.retrieval.base import PASSAGES_FILE, Retriever
 from agentkgv.retrieval.bm25 import BM25Retriever
 
@@ -148,6 +149,9 @@ class AttackRow:
     # Triples the attack sent to review ("not enough evidence") that the clean run decided: no flip, a
     # person decides (a distrusted source's support does this).
     to_review: int = 0
+    # Open world, on the attacked run (eval/report.called_false): what an attack that pushes true triples towards
+    # "false" costs a person cleaning a graph, and whether one that pushes wrong triples towards "true" hides them.
+    errors: ErrorFinding = ErrorFinding(0.0, 1.0, 0.0, 0, 0)
 
     @property
     def flip_rate(self) -> float:
@@ -166,7 +170,8 @@ def attack_row(method: str, variant: str, split: str, clean: Sequence[Verdict], 
                      score([v.gold for v in attacked], [v.verdict for v in attacked]).macro_f1,
                      score([v.gold for v in clean], [v.verdict for v in clean]).macro_f1, len(flipped),
                      dict(Counter(kinds[v.id] for v in flipped)),
-                     sum(v.undecided and v.id in decided for v in attacked))
+                     sum(v.undecided and v.id in decided for v in attacked),
+                     error_finding([bool(v.gold) for v in attacked], [called_false(v) for v in attacked]))
 
 
 # (poisoned index?, guard on?) for each variant; "clean" is the baseline every other variant is compared with.
@@ -197,8 +202,10 @@ def run_attack(method: str, make: Callable[[Retriever, bool], tuple[Verifier, di
 
 def attack_table(rows: Sequence[AttackRow]) -> tuple[list[str], list[list[str]]]:
     headers = ["Method", "Evidence", "Split", "N", "Macro-F1", "Δ F1 vs clean", "Flips", "Flip rate", "Sent to review",
-               *(f"Flips: {kind}" for kind in KINDS)]
+               "Errors found", "Precision of false", "True called false", *(f"Flips: {kind}" for kind in KINDS)]
     cells = [[r.method, r.variant, r.split, str(r.triples), f"{r.macro_f1:.3f}", f"{r.macro_f1 - r.clean_macro_f1:+.3f}",
-              str(r.flips), f"{r.flip_rate:.1%}", str(r.to_review), *(str(r.flips_by_kind.get(kind, 0)) for kind in KINDS)]
+              str(r.flips), f"{r.flip_rate:.1%}", str(r.to_review), f"{r.errors.error_recall:.1%}",
+              f"{r.errors.false_precision:.2f} of {r.errors.flagged}", f"{r.errors.true_called_false:.1%}",
+              *(str(r.flips_by_kind.get(kind, 0)) for kind in KINDS)]
              for r in rows]
     return headers, cells
