@@ -247,6 +247,23 @@ def test_the_graph_calls_false_a_silent_triple_it_puts_under_four_in_ten():
     assert compose(silent, at(0.45)).verdict is None and compose(silent, at(0.45)).undecided
 
 
+@pytest.mark.parametrize("weight", ["rare kind of value (weak)", "any finding (weak)"])
+def test_a_finding_that_lowers_p_true_is_the_reason_given_in_its_own_words(weight):
+    # Forty spouses who are people and one that is a year: a weak finding (1 of 41 is over the strong share).
+    graph = [GraphTriple(Term("iri", f"{EX}Person_{n}"), f"{EX}spouse", Term("iri", f"{EX}Person_{n + 100}"))
+             for n in range(40)]
+    graph.append(GraphTriple(Term("iri", f"{EX}Person_50"), f"{EX}spouse", Term("literal", "2013")))
+    prior = GraphPrior(weights={weight: -3.0}, intercept=0.0, fitted_on="a test")
+    checker = open_graph(GraphSettings(), graph, "people").checker.with_prior(prior)
+    claim = Triple("Person 50", "spouse", "2013", rdf=RdfTerms(f"<{EX}Person_50>", f"<{EX}spouse>", '"2013"'))
+    silent = Verdict("t", claim, None, "agentkgv", p_true=0.5, undecided=True, outcome=Finding.NOT_ENOUGH_EVIDENCE.value)
+    composed = compose(silent, checker)
+    assert [(f.rule, f.strong) for f in composed.graph] == [("rare kind of value", False)]
+    assert composed.verdict is False and composed.outcome == Finding.GRAPH_CONTRADICTED.value
+    assert composed.reason.startswith(f"the graph puts P(true) at {composed.p_true:.2f}: rare kind of value: `2013` is a year")
+    assert "(weak)" not in composed.reason
+
+
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():
     small = [claim_triple(Triple(f"Town {n}", "population", f"{n + 2},000,000")) for n in range(5)]
     checker = open_graph(GraphSettings(), small, "small").checker

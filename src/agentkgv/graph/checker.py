@@ -86,7 +86,12 @@ class GraphChecker:
             return f"its predicate ({name.removeprefix('predicate: ')}) is one whose triples are often wrong"
         if name.startswith("documents"):
             return "the documents do not state it"
-        return name.split(": ", 1)[1] if name.startswith(("labels: ", "base: ")) else name
+        if name.startswith(("labels: ", "base: ")):
+            return name.split(": ", 1)[1]
+        # A finding's weight (its rule's, or the one all findings share): what the finding itself says.
+        rule = name.rsplit(" (", 1)[0]
+        cited = [finding for finding in findings if finding.rule == rule] or list(findings)
+        return f"{cited[0].rule}: {cited[0].reason}" if cited else name
 
     def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
         """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""
