@@ -86,8 +86,8 @@ def test_value_classes():
     assert [text_class(t) for t in ("60px", "ffffff", "--11-10", "2011", "12 March 1931", "3 Doors Down", "1.76 m")] == [
         "an image size", "a colour code", "a month and day", "a year", "a date", "a name", "a quantity with a unit"]
     # A unit ends where lower-case letters stop: a firm's name written on to a number is of the names' family.
-    assert [family(text_class(t)) for t in ("360Commerce", "7 Eleven", "5 kWh", "50 MHz")] == [
-        "a name", "a name", "a quantity with a unit", "a quantity with a unit"]
+    assert [family(text_class(t)) for t in ("360Commerce", "7 Eleven", "5 Mine", "5 kWh", "50 MHz", "100 Mbit/s",
+                                             "13.8 Gyr", "90 Min")] == ["a name"] * 3 + ["a quantity with a unit"] * 5
 
 
 def test_a_graph_too_small_to_learn_a_predicate_flags_nothing_there():
@@ -262,6 +262,19 @@ def test_a_finding_that_lowers_p_true_is_the_reason_given_in_its_own_words(weigh
     assert composed.verdict is False and composed.outcome == Finding.GRAPH_CONTRADICTED.value
     assert composed.reason.startswith(f"the graph puts P(true) at {composed.p_true:.2f}: rare kind of value: `2013` is a year")
     assert "(weak)" not in composed.reason
+
+
+def test_the_reason_cites_the_finding_of_the_strength_that_lowered_p_true():
+    # A second spouse (weak, and weighed as raising P(true)) and the subject as its own spouse (a strong self-loop).
+    graph = [GraphTriple(Term("iri", f"{EX}Person_{n}"), f"{EX}spouse", Term("iri", f"{EX}Person_{n + 100}"))
+             for n in range(40)]
+    odd = GraphTriple(Term("iri", f"{EX}Person_5"), f"{EX}spouse", Term("iri", f"{EX}Person_5"))
+    prior = GraphPrior(weights={"any finding (strong)": -3.0, "second value (weak)": 0.7}, intercept=0.0,
+                       fitted_on="a test")
+    checker = open_graph(GraphSettings(), graph + [odd], "people").checker.with_prior(prior)
+    findings = checker.findings(odd)
+    assert [(f.rule, f.strong) for f in findings] == [("second value", False), ("self-loop", True)]
+    assert checker.lowered_by(odd, findings, DocumentSide("supported", 0.9)).startswith("self-loop: its object is its subject")
 
 
 def test_a_graph_that_does_not_know_a_predicate_leaves_the_documents_verdict_and_p_true():

@@ -205,7 +205,7 @@ def attack_table(rows: Sequence[AttackRow]) -> tuple[list[str], list[list[str]]]
                "Errors found", "Precision of false", "True called false", *(f"Flips: {kind}" for kind in KINDS)]
     cells = [[r.method, r.variant, r.split, str(r.triples), f"{r.macro_f1:.3f}", f"{r.macro_f1 - r.clean_macro_f1:+.3f}",
               str(r.flips), f"{r.flip_rate:.1%}", str(r.to_review), f"{r.errors.error_recall:.1%}",
-              f"{r.errors.false_precision:.2f} of {r.errors.flagged}", f"{r.errors.true_called_false:.1%}",
+              f"{r.errors.false_precision:.2f} of {r.errors.flagged}" if r.errors.flagged else "none called false", f"{r.errors.true_called_false:.1%}",
               *(str(r.flips_by_kind.get(kind, 0)) for kind in KINDS)]
              for r in rows]
     return headers, cells

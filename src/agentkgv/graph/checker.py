@@ -88,10 +88,13 @@ class GraphChecker:
             return "the documents do not state it"
         if name.startswith(("labels: ", "base: ")):
             return name.split(": ", 1)[1]
-        # A finding's weight (its rule's, or the one all findings share): what the finding itself says.
-        rule = name.rsplit(" (", 1)[0]
-        cited = [finding for finding in findings if finding.rule == rule] or list(findings)
-        return f"{cited[0].rule}: {cited[0].reason}" if cited else name
+        # A finding's weight, its rule's or the one all findings of its strength share ("any finding (strong)"): what
+        # the finding itself says, of those of that strength the one whose rule's own weight lowers P(true) most.
+        rule, strength = name.removesuffix(")").rsplit(" (", 1)
+        alike = [finding for finding in findings
+                 if finding.strong == (strength == "strong") and rule in ("any finding", finding.rule)]
+        cited = min(alike, key=lambda finding: self.prior.weights.get(f"{finding.rule} ({strength})", 0.0), default=None)
+        return name if cited is None else f"{cited.rule}: {cited.reason}"
 
     def row(self, triple: GraphTriple, documents: DocumentSide | None) -> list[float]:
         """The model's features of a triple: what `GraphPrior` is fitted and refitted on."""

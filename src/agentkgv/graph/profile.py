@@ -28,8 +28,9 @@ from pydantic import BaseModel, ConfigDict
 from agentkgv.data.errors import DataError
 from agentkgv.graph.values import RDF_TYPE, Term, loops_back, number, value_class
 
-# 2: a node made for the subject (`Jimmy_Wales__8`) counts as a self-loop.
-PROFILE_VERSION = 2
+# 2: a node made for the subject (`Jimmy_Wales__8`) counts as a self-loop. 3: a unit ends where lower-case letters
+# stop (`360Commerce` is no quantity), so class counts differ.
+PROFILE_VERSION = 3
 # Per predicate, the most frequent types and IRI hosts kept by name; the rest are counted together.
 TOP = 20
 OTHER_SITE = "an IRI of another site"

@@ -75,10 +75,14 @@ _WORDED_DATE = re.compile(rf"^(?:\d{{1,2}}\s+(?:{_MONTHS})\.?,?\s+\d{{3,4}}|(?:{
                           rf"|(?:{_MONTHS})\.?\s+\d{{4}})$", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _IMAGE_SIZE = re.compile(r"^(?:\d+\s*x\s*)?\d+\s*px$|^x\d+px$", re.IGNORECASE)
-# A number and a unit or two: units are lower case or short capitals (`1.76 m`, `3 km²`, `5 MW`, `5 kWh`), so that
-# a name that starts with a number (`3 Doors Down`) is a name. A unit ends where lower-case letters stop: a word
-# written on to the number (`360Commerce`, `7 Eleven`) is a name, not a number with a unit.
-_QUANTITY = re.compile(r"^(?:[$€£¥]\s?)?[-+−]?[\d,.]*\d(?:\.\d+)?\s*(?:(?:[a-z%°€$£²³/.][a-z%°²³/.]{0,11}|[A-Z]{1,3}[a-z]?)(?![a-z])\.?\s*){1,2}$")
+# A number and a unit or two: units are lower case, short capitals (`1.76 m`, `3 km²`, `5 MW`, `5 kWh`) or one of the
+# units written capitalised (`100 Mbit/s`, `13.8 Gyr`, `90 Min`), so that a name that starts with a number (`3 Doors
+# Down`) is a name. A unit ends where lower-case letters stop: a word written on to the number (`360Commerce`, `7
+# Eleven`) is a name, not a number with a unit.
+_CAPITALISED_UNITS = (r"[KMGT]i?(?:b(?:it|ps|yte)s?|B(?:ps|ytes?))|[KMGT]?Flops|[KMG]hz|Btu|[GM]yr|Mya|Mio|Mln|Mrd|Min|"
+                      r"Hrs?|Sec|Mph|Kph|Lbs?|Kgs?|Yds?|Miles?")
+_QUANTITY = re.compile(r"^(?:[$€£¥]\s?)?[-+−]?[\d,.]*\d(?:\.\d+)?\s*(?:(?:[a-z%°€$£²³/.][a-z%°²³/.]{0,11}|"
+                       rf"(?:{_CAPITALISED_UNITS})(?:/[a-z]+)?|[A-Z]{{1,3}}[a-z]?)(?![a-z])\.?\s*){{1,2}}$")
 _COLOUR = re.compile(r"^#?(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 _URL = re.compile(r"^(?:https?|ftp)://\S+$", re.IGNORECASE)
 _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,11}$")
