@@ -90,23 +90,6 @@ def test_a_value_stated_on_a_users_own_page_contradicts_the_triple(tmp_path, dat
     assert records["Lembrook"]["outcome"] == "supported"
 
 
-@pytest.mark.parametrize("titled", [False, True])
-def test_a_place_in_the_sentence_before_the_name_is_no_value_stated_of_it(tmp_path, data, titled):
-    """Where something else happened, in a sentence that names no one, is no birthplace of the person named next, also
-    on a page titled with her name; the birthplace a sentence states of her still contradicts."""
-    club = ("Tamura has been involved in many activities to give back to society since her career. \"Good job! Let's hit "
-            "with one hand now!\" Her cheerful voice echoes at Palm International Sports Club in Marrowick City, "
-            "Kanagawa. Aiko Tamura, serving as the representative of the Club, coaches her beloved son. She currently "
-            "works as a TV commentator.\n")
-    records = birthplaces_read(tmp_path, data, {
-        "club.md" if titled else "club.txt": f"# Aiko Tamura\n\n{club}" if titled else club,
-        "ada.txt": ("Ada Quillfeather coached at the Seaview Sports Club for twenty years. Ada Quillfeather was born in "
-                    "Tessaby, a town on the northern coast.\n")},
-        [("Aiko_Tamura", "Dunholt"), ("Ada_Quillfeather", "Lembrook")])
-    assert records["Dunholt"]["outcome"] != "contradicted" and records["Dunholt"]["stated_instead"] is None
-    assert (records["Lembrook"]["outcome"], records["Lembrook"]["stated_instead"]) == ("contradicted", "Tessaby")
-
-
 def test_a_death_written_before_the_name_and_an_infobox_say_which_end_of_a_life_a_place_is(tmp_path, data):
     """A genealogy card that writes the death's place before the person's name supports no birth there, and a wiki
     infobox's `birth_place` contradicts another birthplace."""

@@ -49,7 +49,6 @@ from agentkgv.core.combinations import compose_query, paraphrases_of
 from agentkgv.core.evidence_view import named_alone
 from agentkgv.core.verdict import EvidenceRef, Finding, Tally, Verdict
 from agentkgv.data.records import LabeledTriple, Passage, Triple
-from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
@@ -301,10 +300,7 @@ class ReadingAgent:
                     continue  # "born in Alexandra, Victoria": the object written with its region
                 if self._stated_here(claim, read, span):
                     # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
-                    other = stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
-                    if other is None or self._said_of_subject(claim, read, span, other, passage):
-                        return other
-                    continue
+                    return stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
             elif (other := stated_other(claim, span.text)) is None:
@@ -313,22 +309,6 @@ class ReadingAgent:
                                reader_view(claim.with_object(other), passage.text).text):
                 return other
         return None
-
-    def _said_of_subject(self, claim: Claim, read: str, span: Span, other: str, passage: Passage) -> bool:
-        """Whether another value the value reader found is said of the subject: the relation's words lead from the
-        subject to it, or its own sentence names the subject. A place in the sentence before the subject's name, with
-        neither, is where something else happened ("Her cheerful voice echoes at Palm International Sports Club in
-        Chigasaki City, Kanagawa. Ai Sugiyama, serving as the representative of the Club …" gives no birthplace).
-        The page's title, which `read` starts with, is no part of the text's first sentence: a page titled with the
-        subject's name is about her, not every sentence on it."""
-        text = passage.text
-        if stated_as_own(self.relations, claim.with_object(other), reader_view(claim.with_object(other), text).text):
-            return True
-        start = span.start - (len(read) - len(text))
-        if start < 0:  # a value in the title: the title is its sentence
-            return reader_view(claim.triple, passage.title).has_subject
-        sentence = next(((a, b) for a, b in sentence_spans(text) if a <= start < b), (0, len(text)))
-        return reader_view(claim.triple, text[sentence[0]:sentence[1]]).has_subject
 
     def _stated_here(self, claim: Claim, read: str, span: Span) -> bool:
         """Whether the words at a span's place in `read` (the passage as the value reader read it) may state the
