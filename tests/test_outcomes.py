@@ -14,7 +14,7 @@ from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
-from agentkgv.reader_agent.contradiction import stated_other
+from agentkgv.reader_agent.contradiction import others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
@@ -340,6 +340,24 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert not cues.denies(birth, "[S:Ada Vance] was born and died in [O:Lund]")  # both stated
     assert not cues.denies(birth, "[S:Ada Vance] was born on 2 May 1911, in [O:Lund]")  # the clause has no cue
     assert cues.denies(birth, "[S:Ada Vance] (born 1911 in Oslo; died 1990 in [O:Lund])")
+    # The clause next to the object is read within its sentence: one that follows states its own relation of it.
+    after = "[S:Ada Vance] was born in Oslo. Edwin Marsh was born in Bergen. He died in [O:Lund]"
+    assert cues.denies(birth, after) and not cues.denies(death, after)
+    before = "[O:Lund] was where he died. [S:Ada Vance] was born in Oslo"
+    assert cues.denies(birth, before)
+
+
+def test_what_a_passage_tells_of_others_is_blanked_for_the_value_reader():
+    text = ("Orla Penhallow was born in Lembrook in 1950. She built the Lembrook weir.\n"
+            "Edwin Marsh was born in Kelvercombe. He died in Marrowick in 2010. Orla Penhallow died there too.")
+    orla = others_blanked(Triple("Orla Penhallow", "place of birth", "Marrowick"), text)
+    assert len(orla) == len(text) and orla.index("Orla Penhallow died") == text.index("Orla Penhallow died")
+    assert "Lembrook weir" in orla and "Kelvercombe" not in orla and "Marrowick" not in orla
+    edwin = others_blanked(Triple("Edwin Marsh", "place of death", "Marrowick"), text)
+    assert "Lembrook" not in edwin and "He died in Marrowick" in edwin and "Orla Penhallow died" not in edwin
+    # A sentence that opens with a function word, a pronoun or one capitalised word tells of no other.
+    kept = "Edda Quillfeather wrote novels. The Lembrook Review praised them. Quillfeather died in Sorrelby."
+    assert others_blanked(Triple("Edda Quillfeather", "place of death", "Sorrelby"), kept) == kept
 
 
 def test_a_team_played_against_is_no_team_of_the_players():

@@ -152,6 +152,19 @@ def test_without_the_data_folder_a_death_place_still_does_not_support_a_birth_th
     assert surname.outcome != Finding.SUPPORTED.value and surname.verdict is not True
 
 
+def test_a_page_of_several_people_gives_each_the_values_of_their_own_sentences(tmp_path):
+    # The value reader read alone finds Kelvercombe as Orla's birthplace and "valley" in the title.
+    pages = [Passage("p0", "Orla Penhallow was born in Lembrook in 1950. She trained as an engineer and built the "
+                           "Lembrook weir.\nEdwin Marsh was born in Kelvercombe. He died in Marrowick in 2010.",
+                     "People of the valley")]
+    agent = agent_over(pages, tmp_path)
+    for subject, born in (("Orla Penhallow", "Lembrook"), ("Edwin Marsh", "Kelvercombe")):
+        assert verify(agent, subject, "place of birth", born).outcome == Finding.SUPPORTED.value
+        wrong = verify(agent, subject, "place of birth", "Marrowick")
+        assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, born), wrong
+    assert verify(agent, "Edwin Marsh", "place of death", "Marrowick").outcome == Finding.SUPPORTED.value
+
+
 def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_path):
     # The value reader's best span for the death is the birth's town; the words before it say so, so the next
     # span, which they state as the death's, is the value stated instead.

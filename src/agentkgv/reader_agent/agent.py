@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -53,8 +53,8 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, stated_as_own, stated_other,
-                                                 whole_name, writes_as_region)
+from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, others_blanked,
+                                                 stated_as_own, stated_other, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, reader_view
@@ -270,8 +270,8 @@ class ReadingAgent:
             if not self.relations.may_hold(other, fresh[i][0].claim.triple):
                 found.setdefault((i, other.lower()), other)
 
-        for i, spans in self._spans(fresh, read):
-            if (other := self._stated_instead(fresh[i][0].claim, fresh[i][1].passage, spans)) is not None:
+        for i, passage, spans in self._spans(fresh, read):
+            if (other := self._stated_instead(fresh[i][0].claim, passage, spans)) is not None:
                 keep(i, other)
         # A key-value line states its relation by its key, so every page about the subject is read for them, one
         # whose `Birthplace` line the reader takes for a death there too: its `Location of death` line gives the
@@ -319,9 +319,9 @@ class ReadingAgent:
         return cues.follows_as_own(claim.triple, after) or not (
             cues.leads_to_rival(claim.triple, read[:span.start]) or cues.leads_back_to_rival(claim.triple, after))
 
-    def _spans(self, fresh: list[tuple[Reading, Hit]], read: list[int]) -> list[tuple[int, list[Span]]]:
+    def _spans(self, fresh: list[tuple[Reading, Hit]], read: list[int]) -> list[tuple[int, Passage, list[Span]]]:
         """The value reader's spans of each passage of `read` that names the subject, where it finds any, best
-        first."""
+        first, with the passage as it was read: what it tells of others blanked (`others_blanked`)."""
         if self.values is None:
             return []
         asked = []
@@ -333,10 +333,19 @@ class ReadingAgent:
             # Victoria" gives no place of death, and "moved to Dunholt, where she died" gives one.
             if view.has_subject and named_alone(hit.passage.text, reading.claim.triple.subject_names):
                 asked.append(i)
+        passages = [self._as_valued(fresh[i][0].claim.triple, fresh[i][1].passage) for i in asked]
         spans = self.values.read([(fresh[i][0].claim.triple.subject, self.relations.label(fresh[i][0].claim.triple),
-                                   fresh[i][1].passage.text, fresh[i][1].passage.title) for i in asked],
+                                   passage.text, passage.title) for i, passage in zip(asked, passages)],
                                  count=VALUE_SPANS)
-        return [(i, ranked) for i, ranked in zip(asked, spans) if ranked]
+        return [(i, passage, ranked) for i, passage, ranked in zip(asked, passages, spans) if ranked]
+
+    @staticmethod
+    def _as_valued(triple: Triple, passage: Passage) -> Passage:
+        """A passage as the value reader reads it for the triple's subject: what it tells of others blanked
+        (`others_blanked`), and its title only where that names the subject. A page's title that names another thing
+        offers the reader a value that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
+        title = passage.title if reader_view(triple, passage.title).has_subject else ""
+        return replace(passage, text=others_blanked(triple, passage.text), title=title)
 
     @staticmethod
     def _about(claim: Claim, passage: Passage) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
+from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import reader_view
@@ -97,6 +98,32 @@ _ENDS_NAME = ".,;:!?)'\"’"
 def _of_name(word: str) -> bool:
     """Whether `word`, next to a name, is part of it: capitalised and no function word ("In Paris", "the Hague")."""
     return word[:1].isupper() and word.lower() not in FUNCTION_WORDS
+
+
+# A sentence that opens with two capitalised words, the first no function word ("Edwin Marsh was", not "The Lembrook
+# weir", "In Paris"), tells of the thing they name.
+_OPENING_NAME = re.compile(r"[\"'(\[“‘]?([A-Z][\w'’.-]*) [A-Z]")
+
+
+def others_blanked(triple: Triple, text: str) -> str:
+    """`text` with what it tells of others than the triple's subject blanked out, spaces for its characters so that
+    every place in it holds: from a sentence that opens with another's name up to the next that names the subject,
+    on any line. "Orla Penhallow was born in Lembrook in 1950. She built the weir. Edwin Marsh was born in
+    Kelvercombe. He died in Marrowick." keeps Orla's two sentences: the value reader reads a whole passage, and a
+    birthplace it finds in Edwin's states none of hers. A sentence of a pronoun or of no name continues whoever's
+    the sentence before it told of."""
+    kept, other, offset = list(text), False, 0
+    for line in text.split("\n"):
+        for start, end in sentence_spans(line):
+            sentence = line[start:end]
+            if reader_view(triple, sentence).has_subject:
+                other = False
+            elif (opening := _OPENING_NAME.match(sentence)) and opening.group(1).lower() not in FUNCTION_WORDS:
+                other = True
+            if other:
+                kept[offset + start:offset + end] = " " * (end - start)
+        offset += len(line) + 1
+    return "".join(kept)
 
 
 def whole_name(text: str, start: int, end: int) -> str:

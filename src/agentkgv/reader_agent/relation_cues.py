@@ -106,14 +106,18 @@ def after_object(view: str) -> str:
 
 
 def next_to_object(view: str) -> str | None:
-    """Of the words between the nearest marks, the clause that touches the object: "[S] was born in Cambridge,
-    England, on 11 March 1952, and died in [O]" gives "and died in"."""
+    """Of the words between the nearest marks, the clause that touches the object, within the object's sentence: "[S]
+    was born in Cambridge, England, on 11 March 1952, and died in [O]" gives "and died in", and "[S] was born in
+    Lembrook. Edwin Marsh was born in Kelvercombe. He died in [O]" gives "He died in": a sentence that follows
+    states its own relation of the object, whoever its subject is."""
     marks = _nearest_marks(view)
     if marks is None:
         return None
     first, second = marks
-    clauses = _CLAUSE.split(view[first[2]:second[1]])
-    return clauses[-1] if second[0] == "O" else clauses[0]
+    words = view[first[2]:second[1]]
+    if second[0] == "O":
+        return _CLAUSE.split(_SENTENCE_END.split(words)[-1])[-1]
+    return _CLAUSE.split(_SENTENCE_END.split(words)[0])[0]
 
 
 # How many clauses before an object written first its cue may stand: "Died on April 5, 2008 in [O]" is two.
