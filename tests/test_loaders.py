@@ -54,6 +54,21 @@ def test_a_predicate_named_in_words_or_by_an_id_of_its_own_finds_its_paraphrase(
     assert paraphrases_of(table, Triple("Ada Vell", "favourite colour", "green", predicate_id="favColour")) == []
 
 
+def test_a_predicate_written_as_a_compound_noun_finds_the_relation_named_n_of_m(predicates):
+    from agentkgv.data.predicates import by_predicate, paraphrase_table
+    from agentkgv.data.records import Triple
+
+    # DBpedia's `foundationPlace` is Wikidata's "place of foundation" (an alias of P740, "location of formation").
+    founded = Triple("Osterlund Holdings", "foundation place", "Rotterdam", predicate_id="foundationPlace")
+    assert founded.predicate_keys == ("foundationPlace", "foundation place", "place of foundation")
+    assert by_predicate(paraphrase_table(predicates), founded, []) == by_predicate(
+        paraphrase_table(predicates), Triple("Osterlund Holdings", "location of formation", "Rotterdam"), None)
+    # The words as written come first, and a compound of "member" or of one word is read as written only.
+    assert Triple("a", "birth place", "b").predicate_keys == ("birth place", "place of birth")
+    assert Triple("a", "team member", "b").predicate_keys == ("team member",)
+    assert Triple("a", "spouse", "b").predicate_keys == ("spouse",)
+
+
 def test_a_statement_that_leads_with_the_object_gives_words_from_the_subjects_end_or_none():
     from agentkgv.data.predicates import PredicateInfo, subject_phrase
 

@@ -358,6 +358,10 @@ def test_what_a_passage_tells_of_others_is_blanked_for_the_value_reader():
     # A sentence that opens with a function word, a pronoun or one capitalised word tells of no other.
     kept = "Edda Quillfeather wrote novels. The Lembrook Review praised them. Quillfeather died in Sorrelby."
     assert others_blanked(Triple("Edda Quillfeather", "place of death", "Sorrelby"), kept) == kept
+    # A page's key-value lines are no one's name, and a sentence runs on over a line break.
+    for kept in ("Orla Penhallow was born in Lembrook.\nBirth Place: Lembrook\nOccupation: engineer",
+                 "Orla Penhallow was born in\nNew York City. She died in Marrowick."):
+        assert others_blanked(Triple("Orla Penhallow", "place of death", "Marrowick"), kept) == kept
 
 
 def test_a_team_played_against_is_no_team_of_the_players():

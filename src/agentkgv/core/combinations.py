@@ -19,8 +19,9 @@ COMBINATIONS: dict[str, tuple[str, ...]] = {
 
 
 def paraphrases_of(table: dict[str, list[str]], triple: Triple) -> list[str]:
-    """p' candidates for a triple: by predicate id, else by its lower-cased label (a user's graph often carries
-    words only, or ids of its own: FactBench's `birthPlace`, read as `birth place`)."""
+    """p' candidates for a triple: by predicate id, else by its lower-cased words or their "N of M" form
+    (`Triple.predicate_keys`; a user's graph often carries words only, or ids of its own: FactBench's `birthPlace`,
+    read as `birth place`)."""
     return list(by_predicate(table, triple, []))
 
 

@@ -231,10 +231,9 @@ def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[
 
 
 def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
-    """The triple's entry in a table keyed as `by_name` keys it: by id, else by its lower-cased words, else
-    `default`."""
-    key = triple.predicate_id if triple.predicate_id in table else triple.predicate.lower()
-    return table.get(key, default)
+    """The triple's entry in a table keyed as `by_name` keys it: by id, else by its lower-cased words or their
+    "N of M" form (`Triple.predicate_keys`), else `default`."""
+    return next((table[key] for key in triple.predicate_keys if key in table), default)
 
 
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:

@@ -9,6 +9,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 
+from agentkgv.data.text import FUNCTION_WORDS
+
+
+# Heads of a compound that name a part of what the words before them name: the compound goes the other way.
+_PART_HEADS = frozenset({"member", "members", "part", "parts"})
+
 
 @dataclass(frozen=True, slots=True)
 class RdfTerms:
@@ -44,6 +50,20 @@ class Triple:
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
         if isinstance(self.rdf, dict):
             object.__setattr__(self, "rdf", RdfTerms(**self.rdf))
+
+    @property
+    def predicate_keys(self) -> tuple[str, ...]:
+        """The keys a table of relations (keyed by id, lower-cased label and alias: `data.predicates.by_name`) may
+        hold this triple's predicate under, in turn: its id, its words, and where its words are a compound noun,
+        that noun read as "N of M". A graph that writes its predicates in camelCase writes Wikidata's "place of
+        foundation" as `foundationPlace`, which reads "foundation place". Not a compound whose head names a part
+        ("team member": `teamMember` goes from the team to its member), nor one of function words ("born in")."""
+        words = self.predicate.lower()
+        parts = words.split()
+        compound = (len(parts) > 1 and parts[-1] not in _PART_HEADS
+                    and all(part.isalpha() and part not in FUNCTION_WORDS for part in parts))
+        spelled = (f"{parts[-1]} of {' '.join(parts[:-1])}",) if compound else ()
+        return tuple(key for key in (self.predicate_id, words, *spelled) if key)
 
     @property
     def subject_names(self) -> tuple[str, ...]:

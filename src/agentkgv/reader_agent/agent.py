@@ -344,7 +344,7 @@ class ReadingAgent:
         """A passage as the value reader reads it for the triple's subject: what it tells of others blanked
         (`others_blanked`), and its title only where that names the subject. A page's title that names another thing
         offers the reader a value that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
-        title = passage.title if reader_view(triple, passage.title).has_subject else ""
+        title = passage.title if reader_view(triple, passage.title.replace("_", " ")).has_subject else ""
         return replace(passage, text=others_blanked(triple, passage.text), title=title)
 
     @staticmethod

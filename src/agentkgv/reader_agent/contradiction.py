@@ -18,6 +18,7 @@ from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
 from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
+from agentkgv.reader_agent.form_lines import is_field
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts
@@ -100,29 +101,37 @@ def _of_name(word: str) -> bool:
     return word[:1].isupper() and word.lower() not in FUNCTION_WORDS
 
 
-# A sentence that opens with two capitalised words, the first no function word ("Edwin Marsh was", not "The Lembrook
-# weir", "In Paris"), tells of the thing they name.
-_OPENING_NAME = re.compile(r"[\"'(\[“‘]?([A-Z][\w'’.-]*) [A-Z]")
+# The two words a sentence opens with, a space between.
+_OPENING = re.compile(r"[\"'(\[“‘]?(\w[\w'’.-]*+) (\w[\w'’.-]*+)")
+
+
+def _tells_of_another(sentence: str) -> bool:
+    """Whether a sentence that does not name the subject opens with a name, two capitalised words the first of which
+    is no function word ("Edwin Marsh was", not "The Lembrook weir", "In Paris"), and so tells of what that names;
+    not where its first line is a page's key-value line ("Birth Place: Lembrook", `form_lines.is_field`)."""
+    opening = _OPENING.match(sentence)
+    return (opening is not None and all(word[:1].isupper() for word in opening.groups())
+            and opening.group(1).lower() not in FUNCTION_WORDS and not is_field(sentence.split("\n", 1)[0]))
 
 
 def others_blanked(triple: Triple, text: str) -> str:
-    """`text` with what it tells of others than the triple's subject blanked out, spaces for its characters so that
-    every place in it holds: from a sentence that opens with another's name up to the next that names the subject,
-    on any line. "Orla Penhallow was born in Lembrook in 1950. She built the weir. Edwin Marsh was born in
+    """`text` with what it tells of others than the triple's subject blanked out, spaces for its characters (its line
+    breaks kept) so that every place in it holds: from a sentence that opens with another's name up to the next that
+    names the subject. "Orla Penhallow was born in Lembrook in 1950. She built the weir. Edwin Marsh was born in
     Kelvercombe. He died in Marrowick." keeps Orla's two sentences: the value reader reads a whole passage, and a
     birthplace it finds in Edwin's states none of hers. A sentence of a pronoun or of no name continues whoever's
-    the sentence before it told of."""
-    kept, other, offset = list(text), False, 0
-    for line in text.split("\n"):
-        for start, end in sentence_spans(line):
-            sentence = line[start:end]
-            if reader_view(triple, sentence).has_subject:
-                other = False
-            elif (opening := _OPENING_NAME.match(sentence)) and opening.group(1).lower() not in FUNCTION_WORDS:
-                other = True
-            if other:
-                kept[offset + start:offset + end] = " " * (end - start)
-        offset += len(line) + 1
+    the sentence before it told of. A known limit: a place that opens a sentence is read as another's name too
+    ("Lembrook Abbey taught her. She died in Marrowick." blanks her death), which only withholds a value from the
+    reader, never gives it one."""
+    kept, other = list(text), False
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        if reader_view(triple, sentence).has_subject:
+            other = False
+        elif _tells_of_another(sentence):
+            other = True
+        if other:
+            kept[start:end] = ["\n" if c == "\n" else " " for c in sentence]
     return "".join(kept)
 
 

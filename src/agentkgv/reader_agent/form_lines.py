@@ -61,6 +61,11 @@ def infobox_heading(text: str) -> str:
     return next((re.sub(_INFOBOX_HEADINGS[key], "", given[key]) for key in _INFOBOX_HEADINGS if key in given), "")
 
 
+def is_field(line: str) -> bool:
+    """Whether `line` is a key-value line ("Birth Place: Lembrook", "Population | 19,450")."""
+    return _LINE.fullmatch(line.strip("\r")) is not None
+
+
 def first_line(text: str) -> str:
     """The text's first line where it reads as a heading (a page's title, a card's name), else ""."""
     line = next((line for line in text.splitlines() if line.strip()), "")

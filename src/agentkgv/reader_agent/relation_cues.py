@@ -220,7 +220,7 @@ class RelationCues:
     opponents: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def _key(self, triple: Triple) -> str | None:
-        return next((k for k in (triple.predicate_id, triple.predicate.lower()) if k in self.cues), None)
+        return next((k for k in triple.predicate_keys if k in self.cues), None)
 
     def own(self, triple: Triple) -> frozenset[str]:
         """The relation's cues: those its label, aliases and templates give where it is known, else its own

@@ -25,7 +25,7 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
-from agentkgv.data.predicates import PredicateInfo, by_name, load_predicates, shippable
+from agentkgv.data.predicates import PredicateInfo, by_name, by_predicate, load_predicates, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
@@ -57,7 +57,7 @@ class RelationFacts:
         return self._key(triple) is not None
 
     def _key(self, triple: Triple) -> str | None:
-        keys = (triple.predicate_id, triple.predicate.lower())
+        keys = triple.predicate_keys
         if any(key in self.removed for key in keys):
             return None
         return next((key for key in keys if key in self.keys), None)
@@ -65,10 +65,7 @@ class RelationFacts:
     def names_of(self, triple: Triple) -> tuple[str, ...]:
         """The relation's label and the aliases that name it alone where the predicates table knows it, else its
         predicate as written."""
-        for key in (triple.predicate_id, triple.predicate.lower()):
-            if key in self.named:
-                return self.named[key]
-        return (triple.predicate,)
+        return by_predicate(self.named, triple, (triple.predicate,))
 
     def label(self, triple: Triple) -> str:
         return self.names_of(triple)[0]
@@ -77,7 +74,7 @@ class RelationFacts:
         """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)
         where the object is none. "Place of Birth: Australia" states nothing against a birth in Adelaide."""
         pools = [self.names[key] for key in COUNTRIES if key in self.names]
-        own = next((self.names[k] for k in (triple.predicate_id, triple.predicate.lower()) if k in self.names), None)
+        own = by_predicate(self.names, triple, None)
         if any(pool is own for pool in pools):
             return False  # a claim of a country: another country is another value
 

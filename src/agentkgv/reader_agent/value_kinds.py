@@ -178,10 +178,7 @@ class ValueKinds:
         return ValueKinds(keys, model, digest)
 
     def relation(self, triple: Triple) -> str | None:
-        for key in (triple.predicate_id, triple.predicate.lower()):
-            if key and key in self.keys:
-                return self.keys[key]
-        return None
+        return next((self.keys[key] for key in triple.predicate_keys if key in self.keys), None)
 
     def could_replace(self, claims: list[Triple], values: list[str]) -> list[bool]:
         """Whether each value a passage states could stand where its claim's object stands: of the object's kind

@@ -14,8 +14,9 @@ apart well enough for a classifier of their own: the mean embeddings of the subj
 alike, people and works and places.
 
 The classifier learns from the facts of four of five subjects. Each relation's threshold is the P(fits) under
-which at most `flag_true_share` of the fifth's true objects of it fall (the whole set's where it has few), so
-it is fitted on training facts only.
+which at most `flag_true_share` of the fifth's true objects of it fall; where it has few, of the fifth's true
+objects of the relations of its kind, read as its own (and never above the whole set's). So it is fitted on
+training facts only.
 
 Beside it the model keeps what the facts know: every value of theirs with the relations it is a value of
 (`known_values`), and for each relation the relations whose values it takes (`compatible_relations`), so that a
@@ -130,8 +131,24 @@ def fit_value_kinds(facts: list[Triple], embed: Callable[[list[str]], np.ndarray
               for p, vs in held_objects.items()}
     pooled = np.sort(np.concatenate(list(scores.values())))
     overall = float(pooled[int(settings.flag_true_share * len(pooled))])
-    thresholds = {p: min(overall, float(np.sort(scores[p])[int(settings.flag_true_share * len(scores[p]))]))
-                  if len(scores.get(p, ())) >= settings.min_held_out else overall for p in relations}
+
+    def share_under(fits: np.ndarray) -> float:
+        return float(np.sort(fits)[int(settings.flag_true_share * len(fits))])
+
+    def threshold(p: str) -> float:
+        """Set on the relation's own held-out values where it has enough; else on those of the relations of its
+        kind, read as its values: a relation known from a few facts (`location of formation`: bands' home towns)
+        has a kind too narrow for the whole set's threshold, which took one in six of its kind's places for no
+        place it takes."""
+        if len(scores.get(p, ())) >= settings.min_held_out:
+            return min(overall, share_under(scores[p]))
+        alike = [v for j in kinds[p] for v in held_objects.get(relations[j], [])]
+        if len(alike) < settings.min_held_out:
+            return overall
+        return min(overall, share_under(kind_fit(coef, intercept, np.stack([vectors[v] for v in alike]),
+                                                 [kinds[p]] * len(alike))))
+
+    thresholds = {p: threshold(p) for p in relations}
     # As a measure only: other relations' held-out objects of another kind, read as this relation's.
     foreign = []
     for p, vs in held_objects.items():
