@@ -14,7 +14,7 @@ from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
-from agentkgv.reader_agent.contradiction import others_blanked, stated_other
+from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
@@ -345,6 +345,12 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, after) and not cues.denies(death, after)
     before = "[O:Lund] was where he died. [S:Ada Vance] was born in Oslo"
     assert cues.denies(birth, before)
+
+
+def test_a_word_in_lower_case_is_no_value_of_a_proper_name():
+    town = Claim.of(Triple("Orla Penhallow", "place of birth", "Marrowick"))
+    assert common_for_proper(town, "valley") and not common_for_proper(town, "Dunholt")
+    assert not common_for_proper(Claim.of(Triple("Kind of Blue", "genre", "jazz")), "modal jazz")
 
 
 def test_what_a_passage_tells_of_others_is_blanked_for_the_value_reader():

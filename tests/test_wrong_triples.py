@@ -165,6 +165,16 @@ def test_a_page_of_several_people_gives_each_the_values_of_their_own_sentences(t
     assert verify(agent, "Edwin Marsh", "place of death", "Marrowick").outcome == Finding.SUPPORTED.value
 
 
+def test_a_texts_heading_that_does_not_name_the_subject_gives_her_no_value(tmp_path):
+    # A text file's heading is its first line: the value reader's best span for Orla's birthplace was "valley", the
+    # only one it found; without the heading it finds Lembrook.
+    pages = [Passage("p0", "People of the valley\n\nOrla Penhallow was born in Lembrook in 1950. She trained as an "
+                           "engineer and built the Lembrook weir.\nEdwin Marsh was born in Kelvercombe. He died in "
+                           "Marrowick in 2010.")]
+    wrong = verify(agent_over(pages, tmp_path), "Orla Penhallow", "place of birth", "Marrowick")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Lembrook"), wrong
+
+
 def test_the_value_of_another_relation_is_passed_over_for_the_relations_own(tmp_path):
     # The value reader's best span for the death is the birth's town; the words before it say so, so the next
     # span, which they state as the death's, is the value stated instead.

@@ -53,9 +53,10 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import (Contradiction, contradicts, other_values, others_blanked,
-                                                 stated_as_own, stated_other, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
+from agentkgv.reader_agent.contradiction import (Contradiction, common_for_proper, contradicts, other_values,
+                                                 others_blanked, stated_as_own, stated_other, whole_name,
+                                                 writes_as_region)
+from agentkgv.reader_agent.form_lines import first_line, infobox_heading, is_field, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -296,8 +297,8 @@ class ReadingAgent:
         read = context(passage.text, passage.title)
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             if claim.kind is Kind.ENTITY:
-                if writes_as_region(claim.triple, read[:span.start]):
-                    continue  # "born in Alexandra, Victoria": the object written with its region
+                if writes_as_region(claim.triple, read[:span.start]) or common_for_proper(claim, span.text):
+                    continue  # "born in Alexandra, Victoria": the object written with its region; "valley" for a town
                 if self._stated_here(claim, read, span):
                     # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
                     return stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
@@ -342,10 +343,19 @@ class ReadingAgent:
     @staticmethod
     def _as_valued(triple: Triple, passage: Passage) -> Passage:
         """A passage as the value reader reads it for the triple's subject: what it tells of others blanked
-        (`others_blanked`), and its title only where that names the subject. A page's title that names another thing
-        offers the reader a value that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
-        title = passage.title if reader_view(triple, passage.title.replace("_", " ")).has_subject else ""
-        return replace(passage, text=others_blanked(triple, passage.text), title=title)
+        (`others_blanked`), and its title, or the heading its text opens with (a line of no sentence, no key-value
+        line), only where that names the subject. A page's title that names another thing offers the reader a value
+        that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
+        def names_subject(heading: str) -> bool:
+            return reader_view(triple, heading.replace("_", " ")).has_subject
+
+        title = passage.title if names_subject(passage.title) else ""
+        text = others_blanked(triple, passage.text)
+        heading = first_line(text).strip()
+        if heading and heading[-1] not in ".!?" and not is_field(heading) and not names_subject(heading):
+            start = text.index(heading)
+            text = text[:start] + " " * len(heading) + text[start + len(heading):]
+        return replace(passage, text=text, title=title)
 
     @staticmethod
     def _about(claim: Claim, passage: Passage) -> bool:

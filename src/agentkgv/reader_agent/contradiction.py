@@ -135,6 +135,12 @@ def others_blanked(triple: Triple, text: str) -> str:
     return "".join(kept)
 
 
+def common_for_proper(claim: Claim, value: str) -> bool:
+    """Whether `value` is written in lower case throughout where the claim's object is a proper name: "valley", a
+    page's heading word, names no town ("People of the valley"), where "jazz" may name a genre written "jazz"."""
+    return not any(c.isupper() or c.isdigit() for c in value) and any(c.isupper() for c in claim.triple.object)
+
+
 def whole_name(text: str, start: int, end: int) -> str:
     """The proper name `text[start:end]` is part of, as written: the capitalised words on either side, a space between,
     up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles").
