@@ -16,7 +16,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import TypeVar
 
 import gzip
@@ -230,10 +230,16 @@ def by_name(predicates: dict[str, PredicateInfo], values: dict[str, V]) -> dict[
     return table
 
 
+def predicate_key(table: Container[str], triple: Triple) -> str | None:
+    """The key a table keyed as `by_name` keys it holds the triple under: its id, else its lower-cased words or their
+    "N of M" form (`Triple.predicate_keys`); None where it holds none."""
+    return next((key for key in triple.predicate_keys if key in table), None)
+
+
 def by_predicate(table: Mapping[str, V], triple: Triple, default: V) -> V:
-    """The triple's entry in a table keyed as `by_name` keys it: by id, else by its lower-cased words or their
-    "N of M" form (`Triple.predicate_keys`), else `default`."""
-    return next((table[key] for key in triple.predicate_keys if key in table), default)
+    """The triple's entry in a table keyed as `by_name` keys it (`predicate_key`), else `default`."""
+    key = predicate_key(table, triple)
+    return default if key is None else table[key]
 
 
 def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> dict[str, list[str]]:

@@ -58,7 +58,7 @@ from agentkgv.reader_agent.contradiction import (Contradiction, common_for_prope
                                                  writes_as_region)
 from agentkgv.reader_agent.form_lines import first_line, infobox_heading, is_field, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
-from agentkgv.reader_agent.reader import judged_title, reader_view
+from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
 from agentkgv.reader_agent.value_kinds import Misfit, ValueKinds
@@ -346,13 +346,13 @@ class ReadingAgent:
         (`others_blanked`), and its title, or the heading its text opens with (a line of no sentence, no key-value
         line), only where that names the subject. A page's title that names another thing offers the reader a value
         that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
-        def names_subject(heading: str) -> bool:
-            return reader_view(triple, heading.replace("_", " ")).has_subject
+        def named(heading: str) -> bool:
+            return names_subject(triple, heading.replace("_", " "))
 
-        title = passage.title if names_subject(passage.title) else ""
+        title = passage.title if named(passage.title) else ""
         text = others_blanked(triple, passage.text)
         heading = first_line(text).strip()
-        if heading and heading[-1] not in ".!?" and not is_field(heading) and not names_subject(heading):
+        if heading and heading[-1] not in ".!?" and not is_field(heading) and not named(heading):
             start = text.index(heading)
             text = text[:start] + " " * len(heading) + text[start + len(heading):]
         return replace(passage, text=text, title=title)

@@ -20,7 +20,7 @@ from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.form_lines import is_field
 from agentkgv.reader_agent.values import dates_in, numbers_in
-from agentkgv.reader_agent.reader import reader_view
+from agentkgv.reader_agent.reader import names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts
 from agentkgv.retrieval.base import Hit
 
@@ -126,7 +126,7 @@ def others_blanked(triple: Triple, text: str) -> str:
     kept, other = list(text), False
     for start, end in sentence_spans(text):
         sentence = text[start:end]
-        if reader_view(triple, sentence).has_subject:
+        if names_subject(triple, sentence):
             other = False
         elif _tells_of_another(sentence):
             other = True

@@ -53,6 +53,13 @@ def reader_view(triple: Triple, text: str) -> PassageView:
     return _view(text, triple.subject, triple.object, triple.subject_aliases, triple.object_aliases)
 
 
+def names_subject(triple: Triple, text: str) -> bool:
+    """Whether `text` names the triple's subject, as its reader's view would mark it; not cached: a passage's
+    sentences and headings, each asked once, would crowd the turn's views out of `_view`'s cache."""
+    return view_passage(text, triple.subject, triple.object, READER_WORDS, triple.subject_aliases,
+                        triple.object_aliases).has_subject
+
+
 # A turn asks each passage's view of a claim several times (for its score, the values it gives, its support); the
 # cache holds a turn's batch (64 triples' passages) and the few claims with another value read beside them.
 @functools.lru_cache(maxsize=4096)

@@ -27,7 +27,7 @@ from pathlib import Path
 import Stemmer
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.predicates import PredicateInfo, by_name, template_phrase
+from agentkgv.data.predicates import PredicateInfo, by_name, predicate_key, template_phrase
 from agentkgv.data.records import Triple
 from agentkgv.data.text import fold_word, folded_words, without_disambiguation
 from agentkgv.reader_agent.values import MONTHS
@@ -220,7 +220,7 @@ class RelationCues:
     opponents: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def _key(self, triple: Triple) -> str | None:
-        return next((k for k in triple.predicate_keys if k in self.cues), None)
+        return predicate_key(self.cues, triple)
 
     def own(self, triple: Triple) -> frozenset[str]:
         """The relation's cues: those its label, aliases and templates give where it is known, else its own

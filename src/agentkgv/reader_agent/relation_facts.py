@@ -25,7 +25,7 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
-from agentkgv.data.predicates import PredicateInfo, by_name, by_predicate, load_predicates, shippable
+from agentkgv.data.predicates import PredicateInfo, by_name, by_predicate, load_predicates, predicate_key, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
 from agentkgv.reader_agent.relation_cues import CueTable, RelationCues, read_cue_table
@@ -57,10 +57,9 @@ class RelationFacts:
         return self._key(triple) is not None
 
     def _key(self, triple: Triple) -> str | None:
-        keys = triple.predicate_keys
-        if any(key in self.removed for key in keys):
+        if any(key in self.removed for key in triple.predicate_keys):
             return None
-        return next((key for key in keys if key in self.keys), None)
+        return predicate_key(self.keys, triple)
 
     def names_of(self, triple: Triple) -> tuple[str, ...]:
         """The relation's label and the aliases that name it alone where the predicates table knows it, else its

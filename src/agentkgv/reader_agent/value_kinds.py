@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from agentkgv.data.errors import DataError
+from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key
 
@@ -178,7 +179,7 @@ class ValueKinds:
         return ValueKinds(keys, model, digest)
 
     def relation(self, triple: Triple) -> str | None:
-        return next((self.keys[key] for key in triple.predicate_keys if key in self.keys), None)
+        return by_predicate(self.keys, triple, None)
 
     def could_replace(self, claims: list[Triple], values: list[str]) -> list[bool]:
         """Whether each value a passage states could stand where its claim's object stands: of the object's kind
