@@ -125,6 +125,18 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
     assert population.outcome == Finding.CONTRADICTED.value and population.stated_instead == "19,450"
 
 
+def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(tmp_path):
+    # X-FACTR types LAMA's relations only: the place of foundation is one-valued by `FORMED_ONCE`.
+    pages = [Passage("p0", "Brightwater Looms is a textile firm. It was founded in Lembrook in 1921 and has made linen "
+                           "there since.", "Brightwater Looms"),
+             Passage("p1", "Varnholm is a port town on the north coast. Its harbour was rebuilt in 1950.", "Varnholm")]
+    agent = agent_over(pages, tmp_path)
+    for predicate in ("foundation place", "location of formation"):
+        wrong = verify(agent, "Brightwater Looms", predicate, "Varnholm")
+        assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Lembrook"), wrong
+        assert verify(agent, "Brightwater Looms", predicate, "Lembrook").outcome == Finding.SUPPORTED.value
+
+
 def test_a_name_heading_a_longer_name_gives_no_value_of_its_own(tmp_path):
     # A bridge named after someone: what the passage says of the bridge (on the Delaware) is not said of him.
     pages = [Passage("p0", "He also worked on industrial, educational and documentary films including a production on "

@@ -255,11 +255,16 @@ def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> di
 HELD_IN_TURN = frozenset({"P54"})
 
 
+# Relations X-FACTR does not type (it lists LAMA's only) that take one value per subject: a firm or a band is formed
+# in one place (its headquarters may move; where it was founded does not).
+FORMED_ONCE = frozenset({"P740"})
+
+
 def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
     """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
-    subject by X-FACTR's type, less those `HELD_IN_TURN`, those of `keep` only when given; a name that is also
-    another relation's label or alias stays out."""
-    typed = {pid: info.single_valued and pid not in HELD_IN_TURN and (keep is None or pid in keep)
-             for pid, info in predicates.items() if info.cardinality}
+    subject by X-FACTR's type, less those `HELD_IN_TURN`, and those `FORMED_ONCE`; those of `keep` only when given;
+    a name that is also another relation's label or alias stays out."""
+    typed = {pid: (info.single_valued and pid not in HELD_IN_TURN or pid in FORMED_ONCE) and (keep is None or pid in keep)
+             for pid, info in predicates.items() if info.cardinality or pid in FORMED_ONCE}
     return sorted(key for key, one in by_name(predicates, typed).items() if one)
 
