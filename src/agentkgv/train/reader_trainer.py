@@ -58,6 +58,10 @@ class ReaderSettings(Settings):
     # Share of the evidence pairs (training split and corpora) also rendered as web-page forms with their
     # contrastive edits (train/web_forms.py): key-value runs, lists, table rows, prose among boilerplate.
     web_form_share: float = Field(0.0, ge=0, le=1)
+    # Share of the evidence pairs also read in a paragraph with another fact's sentence of another relation, its
+    # subject written as theirs: the triple (1), and with the other sentence's value (0) (train/paragraphs.py).
+    # Above 0, each subject with evidence of several relations also gets a paragraph of its own sentences.
+    paragraph_share: float = Field(0.0, ge=0, le=1)
     # A trained reader folder to start from instead of the bare base (a second stage on other pairs).
     init_from: Path | None = None
     # The first pairs of the shuffled set: about 45 minutes of training on 2 cores.
@@ -70,7 +74,7 @@ class ReaderSettings(Settings):
         """The settings that shape the pair set: a cached set built under others is rebuilt."""
         return self.model_dump(include={"held_out_share", "redocred_per_relation", "fewrel_per_relation",
                                         "tekgen_per_relation", "seed", "split_swap_share", "corpus_swap_share",
-                                        "compatible_swap_share", "web_form_share"}) | {
+                                        "compatible_swap_share", "web_form_share", "paragraph_share"}) | {
             "corpora": "no unseen or long-tail relation, no test or FactBench entity pair, no held-out subject",
             "tekgen": "sentences that name the subject; other-subject negatives whose sentence does not name theirs"}
 
