@@ -126,7 +126,7 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
 
 
 def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(tmp_path):
-    # X-FACTR types LAMA's relations only: the place of foundation is one-valued by `FORMED_ONCE`.
+    # LAMA types the place of foundation N-1; the data folder's X-FACTR list lacks it (`LAMA_ONE_VALUED`).
     pages = [Passage("p0", "Brightwater Looms is a textile firm. It was founded in Lembrook in 1921 and has made linen "
                            "there since.", "Brightwater Looms"),
              Passage("p1", "Varnholm is a port town on the north coast. Its harbour was rebuilt in 1950.", "Varnholm")]

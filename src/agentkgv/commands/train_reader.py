@@ -27,6 +27,7 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
     from agentkgv.data.jsonl import read_jsonl, write_jsonl
     from agentkgv.train.reader_corpora import fewrel_pairs, redocred_pairs, tekgen_pairs
     from agentkgv.train.reader_data import ReaderPair, build_reader_pairs, check_reader_pairs, held_out, held_out_name
+    from agentkgv.reader_agent.relation_cues import cue_stems
     from agentkgv.train.paragraphs import paragraph_pairs
     from agentkgv.train.web_forms import Fact, relation_keys, web_form_pairs
 
@@ -59,12 +60,13 @@ def reader_pairs(ws: Workspace, run_dir: Path, settings, hooks: Hooks = SILENT) 
     pairs += [p for p in corpora if not names_a_pair_of(p.triple, taken)
               and not any(held_out_name(a, settings.held_out_share) for a in p.triple.subject_names)]
     facts = [Fact(p.triple, p.text, p.title) for p in pairs if p.kind == "evidence" and p.label > 0.5]
+    predicates = load_predicates(ws.data)
     if settings.web_form_share:
-        predicates = load_predicates(ws.data)
         pairs += web_form_pairs(facts, relation_keys(predicates), rng, settings.web_form_share,
                                 frozenset(pid for pid, info in predicates.items() if info.single_valued))
     if settings.paragraph_share:
-        pairs += paragraph_pairs(facts, rng, settings.paragraph_share)
+        pairs += paragraph_pairs(facts, rng, settings.paragraph_share,
+                                 {pid: cue_stems(info) for pid, info in predicates.items()})
     rng.shuffle(pairs)
     check_reader_pairs(pairs, *forbidden)
     run_dir.mkdir(parents=True, exist_ok=True)

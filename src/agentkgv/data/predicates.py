@@ -6,8 +6,9 @@ verb phrases of ParaRel's and X-FACTR's templates (`[X] was born in [Y].` -> `wa
 The package ships the part a run needs wherever it is installed (`predicates.json.gz` beside this file, written
 by `agentkgv build-predicates`): the labels, aliases, descriptions and templates of the sources whose licences
 allow it (RE-NLG's CSV, FewRel's names, ParaRel's templates: MIT). X-FACTR states no licence, so its templates,
-descriptions and cardinalities are read only from a data folder (its one-valued relations ship as
-reader_agent/one_valued.json, a list of relation names). A data folder, where there is one, is read instead.
+descriptions and cardinalities are read only from a data folder (its one-valued relations, less a player's teams and
+with a relation LAMA types that its list lacks, ship as reader_agent/one_valued.json, a list of relation names). A
+data folder, where there is one, is read instead.
 """
 
 from __future__ import annotations
@@ -255,16 +256,20 @@ def paraphrase_table(predicates: dict[str, PredicateInfo], limit: int = 4) -> di
 HELD_IN_TURN = frozenset({"P54"})
 
 
-# Relations X-FACTR does not type (it lists LAMA's only) that take one value per subject: a firm or a band is formed
-# in one place (its headquarters may move; where it was founded does not).
-FORMED_ONCE = frozenset({"P740"})
+# A relation LAMA types N-1 ("[X] was founded in [Y] .") that the data folder's X-FACTR list lacks: a firm or a band is
+# founded in one place (its headquarters may move). Not LAMA's other such, the manufacturer (P176): the value reader
+# reads no maker off a page and the facts files name none, so nothing would contradict it, and its claims would be
+# read for other values for nothing. As with `HELD_IN_TURN`, the readers' training data keeps
+# `PredicateInfo.single_valued`, which does not count it.
+LAMA_ONE_VALUED = frozenset({"P740"})
 
 
 def one_valued_keys(predicates: dict[str, PredicateInfo], keep: set[str] | None = None) -> list[str]:
     """The ids, labels and aliases (lower-cased, as `by_name` keys them) of the relations with one value per
-    subject by X-FACTR's type, less those `HELD_IN_TURN`, and those `FORMED_ONCE`; those of `keep` only when given;
-    a name that is also another relation's label or alias stays out."""
-    typed = {pid: (info.single_valued and pid not in HELD_IN_TURN or pid in FORMED_ONCE) and (keep is None or pid in keep)
-             for pid, info in predicates.items() if info.cardinality or pid in FORMED_ONCE}
+    subject by X-FACTR's type, less those `HELD_IN_TURN`, with those `LAMA_ONE_VALUED`; those of `keep` only when
+    given; a name that is also the label or alias of another typed relation stays out."""
+    typed = {pid: ((info.single_valued and pid not in HELD_IN_TURN) or pid in LAMA_ONE_VALUED)
+             and (keep is None or pid in keep)
+             for pid, info in predicates.items() if info.cardinality or pid in LAMA_ONE_VALUED}
     return sorted(key for key, one in by_name(predicates, typed).items() if one)
 

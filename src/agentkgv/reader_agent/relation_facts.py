@@ -4,7 +4,8 @@ words say another relation (reader_agent/relation_cues.py).
 
 `born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
-lower-cased; X-FACTR's N-1 and 1-1 relations, `data.predicates.one_valued_keys`, which a test checks it against)
+lower-cased; X-FACTR's N-1 and 1-1 relations less a player's teams, with the place of foundation, which LAMA types N-1:
+`data.predicates.one_valued_keys`, which a test checks it against)
 and a run's own (`ReadingConfig.one_valued`, less `ReadingConfig.many_valued`). What counts as another value: a
 name the facts files give as an object of that relation (a city for a place of birth, a network for a network),
 found in the passage as written, so that `Wales` is never read as a genre. A name that follows another after a
