@@ -137,6 +137,19 @@ def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(t
         assert verify(agent, "Brightwater Looms", predicate, "Lembrook").outcome == Finding.SUPPORTED.value
 
 
+def test_a_firms_key_value_line_of_its_foundation_place_outweighs_its_headquarters_named_on_the_page(tmp_path):
+    # A new user's page: the reader supported the headquarters as the place of foundation at 0.87, the page naming both.
+    pages = [Passage("p0", "# Brassholt Instruments\n\nFounded: 1903\nFounder: Idris Tamblyn\nPlace of foundation: "
+                           "Varrowby\nHeadquarters: Quillan Cross\n\nBrassholt Instruments is a maker of marine "
+                           "chronometers. The firm was founded in Varrowby in 1903. In 1927 the company moved its head "
+                           "office to Quillan Cross, where it has been headquartered ever since.", "brassholt.md")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "Brassholt Instruments", "place of foundation", "Quillan Cross")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Varrowby"), wrong
+    assert verify(agent, "Brassholt Instruments", "place of foundation", "Varrowby").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Brassholt Instruments", "headquarters location", "Quillan Cross").verdict is not False
+
+
 def test_a_name_heading_a_longer_name_gives_no_value_of_its_own(tmp_path):
     # A bridge named after someone: what the passage says of the bridge (on the Delaware) is not said of him.
     pages = [Passage("p0", "He also worked on industrial, educational and documentary films including a production on "

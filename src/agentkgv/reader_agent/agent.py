@@ -231,9 +231,9 @@ class ReadingAgent:
         another value, stated with the relation's words, which either the reader reads at least as well as the claim's
         ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
         words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
-        Marrowick in 1952 and later moved to Dunholt"), so it supports none. `seen`: the (passage, value) pairs read
-        already, with their logits."""
-        stated = self._stated(fresh)
+        Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
+        the relation other values only. `seen`: the (passage, value) pairs read already, with their logits."""
+        stated, lined = self._stated(fresh)
         found = self._alike(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen])
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
@@ -245,7 +245,7 @@ class ReadingAgent:
         # are the German-language Dolomiten ...)" would take Dolomiten's German), but where the relation's words lead.
         weighed = [(i, value, float(logit), True) for (i, value), logit in zip(found, logits)] + [
             (i, value, seen[i, key], False) for (i, key), value in stated.items() if (i, key) in seen]
-        withdrawn: set[int] = set()
+        withdrawn = lined
         for i, value, logit, unknown in weighed:
             reading, hit = fresh[i]
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
@@ -261,15 +261,20 @@ class ReadingAgent:
                 withdrawn.add(i)
         return withdrawn
 
-    def _stated(self, fresh: list[tuple[Reading, Hit]]) -> dict[tuple[int, str], str]:
-        """The other values than its claim's that each passage gives, by (passage, value lower-cased)."""
+    def _stated(self, fresh: list[tuple[Reading, Hit]]) -> tuple[dict[tuple[int, str], str], set[int]]:
+        """The other values than its claim's that each passage gives, by (passage, value lower-cased); and the
+        passages whose key-value lines give the relation other values only, which support the claim nowhere, whatever
+        else they name the object as (`Headquarters: Quillan Cross` beside `Place of foundation: Varrowby`)."""
         read = [i for i, (reading, hit) in enumerate(fresh)
                 if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)]
         found: dict[tuple[int, str], str] = {}
+        lined: set[int] = set()
 
-        def keep(i: int, other: str) -> None:
-            if not self.relations.may_hold(other, fresh[i][0].claim.triple):
-                found.setdefault((i, other.lower()), other)
+        def keep(i: int, other: str) -> bool:
+            if self.relations.may_hold(other, fresh[i][0].claim.triple):
+                return False
+            found.setdefault((i, other.lower()), other)
+            return True
 
         for i, passage, spans in self._spans(fresh, read):
             if (other := self._stated_instead(fresh[i][0].claim, passage, spans)) is not None:
@@ -280,10 +285,11 @@ class ReadingAgent:
         for i in read:
             reading, passage = fresh[i][0], fresh[i][1].passage
             if self._about(reading.claim, passage):
-                for value in stated_in_lines(self.relations.names_of(reading.claim.triple), passage.text):
-                    if (other := stated_other(reading.claim, value)) is not None:
-                        keep(i, other)
-        return found
+                given = stated_in_lines(self.relations.names_of(reading.claim.triple), passage.text)
+                kept = [(other := stated_other(reading.claim, value)) is not None and keep(i, other) for value in given]
+                if given and all(kept):
+                    lined.add(i)
+        return found, lined
 
     def _stated_instead(self, claim: Claim, passage: Passage, spans: list[Span]) -> str | None:
         """Of the value reader's spans of a passage, best first, the first the passage states as the relation's
