@@ -286,8 +286,11 @@ class ReadingAgent:
             reading, passage = fresh[i][0], fresh[i][1].passage
             if self._about(reading.claim, passage):
                 given = stated_in_lines(self.relations.names_of(reading.claim.triple), passage.text)
-                kept = [(other := stated_other(reading.claim, value)) is not None and keep(i, other) for value in given]
-                if given and all(kept):
+                kept = 0
+                for value in given:
+                    if (other := stated_other(reading.claim, value)) is not None and keep(i, other):
+                        kept += 1
+                if given and kept == len(given):
                     lined.add(i)
         return found, lined
 

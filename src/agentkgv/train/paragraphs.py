@@ -34,7 +34,7 @@ from agentkgv.data.records import Triple
 from agentkgv.data.text import label_key, mentions_any
 from agentkgv.reader_agent.relation_cues import stems
 from agentkgv.train.reader_data import ReaderPair, synonyms
-from agentkgv.train.web_forms import Fact
+from agentkgv.train.web_forms import Fact, fact_key, first_of_each
 
 # How many facts a paragraph joins, at most: a page's opening paragraph, not a whole article.
 MOST_FACTS = 4
@@ -53,8 +53,8 @@ def paragraph_pairs(facts: Sequence[Fact], rng: random.Random, composed_share: f
     fact's sentence), one paragraph of their sentences, with each fact's triple (1) and each triple with another
     sentence's value (0); and for a `composed_share` of the facts (each triple once), a composed paragraph. `cues`:
     each relation's cue stems (`relation_cues.cue_stems`) by id, to pass over a sentence that holds them."""
-    facts = list({_key(f.triple): f for f in reversed(facts)}.values())[::-1]
-    known = {_key(f.triple) for f in facts}
+    facts = first_of_each(facts)
+    known = {fact_key(f.triple) for f in facts}
     by_subject: dict[str, list[Fact]] = defaultdict(list)
     for fact in facts:
         by_subject[label_key(fact.triple.subject)].append(fact)
@@ -69,7 +69,7 @@ def paragraph_pairs(facts: Sequence[Fact], rng: random.Random, composed_share: f
             pairs.append(ReaderPair(fact.triple, text, title, 1.0, "paragraph_evidence", "paragraph"))
             pairs += [ReaderPair(swapped, text, title, 0.0, "paragraph_other_value", "paragraph")
                       for other in group if other is not fact and other.triple.predicate_id not in CONTAINING
-                      and _key(swapped := _with_object(fact.triple, other.triple)) not in known]
+                      and fact_key(swapped := _with_object(fact.triple, other.triple)) not in known]
     if composed_share:
         pairs += _composed_pairs(facts, known, rng, composed_share, cues or {})
     return pairs
@@ -98,7 +98,7 @@ def _composed_pairs(facts: Sequence[Fact], known: set[tuple[str, str, str]], rng
                 continue
             text = _joined(rng.sample([fact.text, sentence], 2), rng)
             pairs.append(ReaderPair(t, text, fact.title, 1.0, "composed_evidence", "paragraph"))
-            if _key(swapped := _with_object(t, other.triple)) not in known:
+            if fact_key(swapped := _with_object(t, other.triple)) not in known:
                 pairs.append(ReaderPair(swapped, text, fact.title, 0.0, "composed_other_value", "paragraph"))
             break
     return pairs
@@ -144,10 +144,6 @@ def _joined(texts: Sequence[str], rng: random.Random) -> str:
 
 def _with_object(triple: Triple, other: Triple) -> Triple:
     return replace(triple, object=other.object, object_aliases=other.object_aliases)
-
-
-def _key(triple: Triple) -> tuple[str, str, str]:
-    return label_key(triple.subject), triple.predicate_id or "", label_key(triple.object)
 
 
 def _distinct(facts: list[Fact], rng: random.Random) -> list[Fact]:

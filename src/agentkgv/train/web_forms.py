@@ -140,8 +140,8 @@ def web_form_pairs(facts: Sequence[Fact], keys: Mapping[str, Sequence[str]], rng
     id the words a page may name it by (its label first); a relation in `one_valued` is never shown as a list
     of values, and one with fewer than `min_rival_facts` facts never stands in for another. Facts of
     relations without keys are skipped."""
-    facts = list({_fact_key(f.triple): f for f in reversed(facts) if f.triple.predicate_id in keys}.values())[::-1]
-    pools = _Pools(keys, defaultdict(list), defaultdict(list), {_fact_key(f.triple) for f in facts}, one_valued,
+    facts = first_of_each([f for f in facts if f.triple.predicate_id in keys])
+    pools = _Pools(keys, defaultdict(list), defaultdict(list), {fact_key(f.triple) for f in facts}, one_valued,
                    min_rival_facts)
     for fact in facts:
         pools.values[fact.triple.predicate_id or ""].append(fact.triple.object)
@@ -153,7 +153,12 @@ def web_form_pairs(facts: Sequence[Fact], keys: Mapping[str, Sequence[str]], rng
     return pairs
 
 
-def _fact_key(triple: Triple) -> tuple[str, str, str]:
+def first_of_each(facts: Sequence[Fact]) -> list[Fact]:
+    """The facts with each triple once (`fact_key`), the first given of each."""
+    return list({fact_key(f.triple): f for f in reversed(facts)}.values())[::-1]
+
+
+def fact_key(triple: Triple) -> tuple[str, str, str]:
     return label_key(triple.subject), triple.predicate_id or "", label_key(triple.object)
 
 
