@@ -13,7 +13,7 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
-from agentkgv.reader_agent.form_lines import first_line, infobox_heading, stated_in_lines
+from agentkgv.reader_agent.form_lines import first_line, infobox_heading, listed_in_lines, stated_in_lines
 from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -543,3 +543,14 @@ def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name
 
     start = text.index(span)
     assert whole_name(text, start, start + len(span)) == name
+
+
+def test_a_key_value_line_lists_a_relations_values_in_full_only_where_it_gives_several_and_does_not_trail_off():
+    page = ("Starring: Sam Shepard, Scott Glenn and Ed Harris\nSpouse(s): Iain Glen (m. 1993; div. 2004); Edwin Marsh\n"
+            "Awards: Nobel Prize in Literature (1957)\nTeams: Washington Wizards, Memphis Grizzlies, etc.\n"
+            "Team: Charlotte Bobcats\nSubsidiaries: Osterlund Freight, Brightwater Looms | Founded: 1903")
+    assert listed_in_lines(("cast member", "starring"), page) == [["Sam Shepard", "Scott Glenn", "Ed Harris"]]
+    assert listed_in_lines(("spouse",), page) == [["Iain Glen", "Edwin Marsh"]]
+    assert listed_in_lines(("award",), page) == []  # one value: the only one or the best known
+    assert listed_in_lines(("team",), page) == []  # trails off, or one value
+    assert listed_in_lines(("subsidiary",), page) == [["Osterlund Freight", "Brightwater Looms"]]

@@ -284,3 +284,22 @@ def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_re
     agent = agent_over(pages, tmp_path)
     verdict = verify(agent, "Dolomiten", "language of work or name", "German")
     assert verdict.outcome == Finding.SUPPORTED.value and verdict.stated_instead is None
+
+
+def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_speaks_against_it(tmp_path):
+    # A film's card lists its cast in full: an actor it leaves out did not star, a contradiction weaker than another
+    # value of a relation with one value. An actor it names stars; a list that trails off states no full cast.
+    pages = [Passage("p0", "The Lantern Keepers\nDirector: Wenna Pollard\nStarring: Corin Halloway, Tobiah Venn and "
+                           "Ysolde Marrack\nRelease date: 1987\n\nThe Lantern Keepers is a drama about two brothers who "
+                           "keep a lighthouse off Varnholm.", "The Lantern Keepers"),
+             Passage("p1", "Salt Road\nStarring: Idris Tamblyn, Orla Penhallow, etc.\n\nSalt Road is a film about the "
+                           "pilgrims' way to Lembrook.", "Salt Road")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "The Lantern Keepers", "cast member", "Edda Quillfeather")
+    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.verdict is False and wrong.listed, wrong
+    assert wrong.stated_instead == "Corin Halloway, Tobiah Venn, Ysolde Marrack" and wrong.evidence[0].id == "p0"
+    # Weaker than a contradiction: a P(true) between the contradiction's and the prior.
+    assert wrong.p_true is not None and 0.0 < wrong.p_true < 0.5
+    assert verify(agent, "The Lantern Keepers", "cast member", "Ysolde Marrack").outcome == Finding.SUPPORTED.value
+    trailing = verify(agent, "Salt Road", "cast member", "Edda Quillfeather")
+    assert trailing.outcome != Finding.CONTRADICTED.value and trailing.verdict is not False, trailing

@@ -68,6 +68,9 @@ class Verdict:
     outcome: str | None = None
     # The value a cited passage states in the object's place, where it contradicts the triple.
     stated_instead: str | None = None
+    # Whether `stated_instead` is a list a page gives in full, the object not among it: evidence against the triple
+    # whatever number of values its relation takes (reader_agent/contradiction.py `Unlisted`).
+    listed: bool = False
     # Why, in words, where no passage is the evidence (a value of a kind its relation does not take).
     reason: str | None = None
     # Retrieved passages a rule kept from deciding this verdict (retrieval/guard.py): withheld by the evidence

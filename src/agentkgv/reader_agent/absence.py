@@ -27,6 +27,10 @@ class Absence(Protocol):
         """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`."""
         ...
 
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
+        """P(true) of a triple whose object a page's list of the relation's values leaves out."""
+        ...
+
 
 class AbsenceIsFalse:
     """The corpus holds the evidence of every true triple: the calibration fitted on such a corpus decides."""
@@ -40,6 +44,9 @@ class AbsenceIsFalse:
 
     def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float) -> float:
         # The calibration was fitted on this kind of corpus, where a contradicted triple is an unsupported one.
+        return calibration.probability(evidence)
+
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
         return calibration.probability(evidence)
 
 
@@ -59,6 +66,11 @@ class AbsenceIsUnknown:
             # Not fitted: as likely false as the other value is likely stated, and no likelier true than the prior.
             return min(prior, 1.0 - p_other)
         return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio)
+
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
+        # Not fitted: weighed as silence alone, the list deciding only the outcome.
+        ratio = 1.0 if calibration.contradiction_ratio is None else calibration.contradiction_ratio ** UNLISTED_WEIGHT
+        return self._posterior(calibration, evidence, prior, ratio)
 
     def silence_ratio(self, calibration: Calibration, evidence: Evidence) -> float:
         """How much likelier the reading is for a true triple than for a false one, where the documents state
@@ -80,6 +92,9 @@ class AbsenceIsUnknown:
         return odds / (1.0 + odds)
 
 
+# A list that leaves the object out counts this share of a contradiction's weight (its log likelihood ratio): a page
+# may list only what its author thought the main values (a film's leads, a player's clubs of note).
+UNLISTED_WEIGHT = 0.5
 # P(true) of a triple the documents say nothing about, where neither the run nor the reader's calibration
 # (`learn` fits one from reviews) gives a prior: nothing is known either way.
 DEFAULT_PRIOR = 0.5

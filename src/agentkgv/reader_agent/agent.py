@@ -16,7 +16,9 @@ about the subject, where the documents give the value they hold instead.
 What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
 contradicted where no passage supports it and a trusted passage read states another value where its object
 stands (reader_agent/contradiction.py; the value reader's span or a page's key-value line,
-reader_agent/form_lines.py), which is then cited first; not enough evidence otherwise, false only where
+reader_agent/form_lines.py), which is then cited first, or, for a relation with several values, where a trusted
+page about the subject lists its values in a key-value line in full without the object (`Starring: …`), weighed as
+less than a contradiction (reader_agent/absence.py); not enough evidence otherwise, false only where
 the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
 (reader_agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
 A passage whose words between the names state a rival relation and not this one supports nothing
@@ -53,9 +55,9 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import (Contradiction, common_for_proper, contradicts, other_values,
-                                                 others_blanked, stated_as_own, stated_other, whole_name,
-                                                 writes_as_region)
+from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
+                                                 other_values, others_blanked, stated_as_own, stated_other,
+                                                 unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import first_line, infobox_heading, is_field, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
@@ -88,6 +90,7 @@ class Reading(Tally):
     history: list[Evidence] = field(default_factory=list)  # the evidence after each search
     steps: list[SearchStep] = field(default_factory=list)
     contradiction: Contradiction | None = None
+    unlisted: Unlisted | None = None  # the first trusted page read whose list of the relation's values leaves it out
     misfit: Misfit | None = None  # a value of a kind the relation does not take: nothing is searched
 
     def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
@@ -160,6 +163,12 @@ class ReadingAgent:
         return bool(self.config.other_values) and reading.judge.calibration is not None and contradicts(
             reading.claim, self.relations)
 
+    def reads_lists(self, reading: Reading) -> bool:
+        """Whether a list of the relation's values that leaves the object out would speak against the triple: a
+        name of a relation with several values (one with one is contradicted by any other value, `seeks_others`)."""
+        return bool(self.config.other_values) and reading.judge.calibration is not None and (
+            reading.claim.kind is Kind.ENTITY and not contradicts(reading.claim, self.relations))
+
     def step(self, active: list[Reading]) -> None:
         started = time.perf_counter()
         queries = [r.queries.pop(0) for r in active]
@@ -202,6 +211,11 @@ class ReadingAgent:
                 reading.withhold([Withheld(hit.passage.id, hit.passage.source, self.distrusted.why)])
             else:
                 reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
+        for reading, hit in fresh:
+            if reading.unlisted is None and self.reads_lists(reading) and not self.distrusted.covers(
+                    hit.passage.source) and self._about(reading.claim, hit.passage):
+                values = unlisted_in(reading.claim, self.relations.names_of(reading.claim.triple), hit.passage.text)
+                reading.unlisted = None if values is None else Unlisted(hit, values)
         for reading in active:
             e = reading.evidence
             reading.history.append(e)
@@ -416,7 +430,7 @@ class ReadingAgent:
         main = self.main.calibration
         prior = self.config.prior or (main.prior if main is not None else None) or DEFAULT_PRIOR
         cited: list[Hit] = []
-        stated_instead = None
+        stated_instead, listed = None, False
         if not claim.checkable:
             finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
         elif claim.named_by_subject():
@@ -429,6 +443,11 @@ class ReadingAgent:
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
             p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
+        elif reading.unlisted is not None:
+            finding, verdict, listed = Finding.CONTRADICTED, False, True
+            stated_instead = ", ".join(reading.unlisted.values)
+            p_true = self.absence.unlisted(calibration, reading.evidence, prior)
+            cited = [reading.unlisted.hit]
         elif calibration.settles(reading.everything):
             # Only a distrusted source supports it: a person decides.
             finding, verdict, p_true = Finding.NOT_ENOUGH_EVIDENCE, None, p_support
@@ -447,6 +466,6 @@ class ReadingAgent:
             trace=ReadingTrace(reading.evidence if reading.searches else None, reading.judge is not self.main, reading.steps),
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
-            outcome=finding.value, stated_instead=stated_instead, withheld=reading.withheld,
+            outcome=finding.value, stated_instead=stated_instead, listed=listed, withheld=reading.withheld,
             reason=reading.misfit.reason() if reading.misfit is not None else (
                 SELF_CLAIM if claim.names_itself() else None))

@@ -18,7 +18,7 @@ from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
 from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
-from agentkgv.reader_agent.form_lines import is_field
+from agentkgv.reader_agent.form_lines import is_field, listed_in_lines
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts
@@ -33,6 +33,23 @@ class Contradiction:
     hit: Hit
     value: str
     p_other: float  # P(true) of the triple with `value`, by the judge's calibration
+
+
+@dataclass(frozen=True, slots=True)
+class Unlisted:
+    """A trusted page about the subject whose key-value line lists the relation's values in full, the triple's
+    object not among them (`Starring: Sam Shepard, Scott Glenn and Ed Harris` against a film starring Demi Lovato):
+    evidence against a triple of a relation with several values, weaker than another value of a relation with one."""
+
+    hit: Hit
+    values: tuple[str, ...]
+
+
+def unlisted_in(claim: Claim, names: tuple[str, ...], text: str) -> tuple[str, ...] | None:
+    """The first list a key-value line of `text` gives for the relation (`names`: its label and the aliases that
+    name it alone) in which no value names the claim's object, if any."""
+    return next((tuple(values) for values in listed_in_lines(names, text)
+                 if all(stated_other(claim, value) is not None for value in values)), None)
 
 
 def contradicts(claim: Claim, relations: RelationFacts) -> bool:

@@ -27,6 +27,11 @@ _CELL_END = re.compile(r"\s*(?:\||\t|;)")
 _LONGEST = 80  # characters: a longer rest of a line is prose, not a value
 # What a card writes where it knows no value: no value to set against the claim's.
 _NO_VALUE = frozenset({"unknown", "not known", "none", "n a", "na", "tba", "tbd", "various", "other"})
+# A list in a line: its values apart at commas, semicolons and a last "and"; the longest line read as one.
+_LIST_SEPARATOR = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
+_LIST_AT_LEAST = 2
+_LONGEST_LIST = 400
+_TRAILS_OFF = re.compile(r"(?:\band (?:many )?others|\betc\b|\bamong others|\.\.\.|…|\band more)\W*$", re.I)
 _HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
 # A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
 _FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=([^|\n{}=]*)")
@@ -79,8 +84,42 @@ def stated_in_lines(names: Sequence[str], text: str) -> list[str]:
     for key, given in _fields(text):
         if tuple(folded_words(key)) not in keys or len(given) > _LONGEST:
             continue
-        value = _CELL_END.split(_ADDED.sub(" ", given))[0]
-        value = re.sub(r"\s+", " ", value).strip(" ,;.*'\"")
-        if value and " ".join(folded_words(value)) not in _NO_VALUE and value not in found:
+        value = _cleaned(_CELL_END.split(_ADDED.sub(" ", given))[0])
+        if value and value not in found:
             found.append(value)
     return found
+
+
+def listed_in_lines(names: Sequence[str], text: str) -> list[list[str]]:
+    """The lists `text`'s key-value lines give in full where the key is one of `names` or its plural (`Starring:
+    Sam Shepard, Scott Glenn and Ed Harris`, `Spouse(s): …`, `Awards: …`): each line's values, where it gives
+    `_LIST_AT_LEAST` or more and does not trail off (`and others`, `etc.`, `…`). A line of one value of a relation
+    with several is the current one as often as the only one (`Team: Charlotte Bobcats`), so no list."""
+    keys = {words for name in names for words in _plurals(tuple(folded_words(name)))}
+    lists: list[list[str]] = []
+    for key, given in _fields(text):
+        words = tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
+        if words not in keys or len(given) > _LONGEST_LIST:
+            continue
+        row = re.split(r"\s*\|\s*|\t", _ADDED.sub(" ", given))[0]
+        if _TRAILS_OFF.search(row):
+            continue
+        values = [value for part in _LIST_SEPARATOR.split(row) if (value := _cleaned(part))]
+        if len(values) >= _LIST_AT_LEAST and values not in lists:
+            lists.append(values)
+    return lists
+
+
+def _cleaned(value: str) -> str:
+    """A value as a line writes it, less spacing and stray marks; "" where it is no value (`Unknown`)."""
+    value = re.sub(r"\s+", " ", value).strip(" ,;.*'\"")
+    return "" if " ".join(folded_words(value)) in _NO_VALUE else value
+
+
+def _plurals(words: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """A key's words and its plural's: `award`, `awards`; `subsidiary`, `subsidiaries`."""
+    if not words:
+        return set()
+    last = words[-1]
+    plural = last[:-1] + "ies" if last.endswith("y") and last[-2:-1] not in ("a", "e", "o", "u") else last + "s"
+    return {words, words[:-1] + (plural,)}
