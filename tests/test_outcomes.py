@@ -13,7 +13,7 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
-from agentkgv.reader_agent.form_lines import first_line, infobox_heading, listed_in_lines, stated_in_lines
+from agentkgv.reader_agent.form_lines import date_keys, first_line, infobox_heading, listed_in_lines, stated_in_lines
 from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -87,7 +87,7 @@ def test_a_triple_whose_evidence_is_gone_is_never_false_unless_absence_counts(tm
     assert closed.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and closed.verdict is False
 
 
-def test_support_wins_and_a_many_valued_relation_is_never_contradicted(tmp_path):
+def test_support_wins_and_a_many_valued_relation_is_not_contradicted_by_another_value(tmp_path):
     agent = agent_over(tmp_path, ["Mark Hamill was born in London.", "Mark Hamill was born in Cheltenham."])
     assert agent.verify([born("London")])[0].outcome == Finding.SUPPORTED.value
     genre = LabeledTriple("g", Triple("Mark Hamill", "genre", "jazz"))
@@ -345,6 +345,18 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, after) and not cues.denies(death, after)
     before = "[O:Lund] was where he died. [S:Ada Vance] was born in Oslo"
     assert cues.denies(birth, before)
+    # The object's sentence opens with another's name: it tells of that one, unless its words lead on to the subject.
+    other = "[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo."
+    assert cues.led_by_another(birth, other) and cues.denies(birth, other)
+    assert cues.led_by_another(birth, "[S:Ada Vance] sang; Tobiah Venn was born in [O:Lund]")
+    assert cues.led_by_another(birth, "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.")
+    assert not cues.led_by_another(birth, "Venn's birthplace [O:Lund] is where [S:Ada Vance] was born too")
+    # A statement of no words of the relation or a rival's about the other: what it says is the reader's to weigh.
+    assert not cues.led_by_another(birth, "Salt Road is a band formed in [O:Lund] by singer [S:Ada Vance].")
+    assert not cues.led_by_another(birth, "[S:Ada Vance] sang. Vance, born in [O:Lund], drummed too.")
+    assert not cues.led_by_another(birth, "Born in [O:Lund], [S:Ada Vance] sang.")
+    assert not cues.led_by_another(birth, "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.")  # no name
+    assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
 
 
 def test_a_word_in_lower_case_is_no_value_of_a_proper_name():
@@ -554,3 +566,11 @@ def test_a_key_value_line_lists_a_relations_values_in_full_only_where_it_gives_s
     assert listed_in_lines(("award",), page) == []  # one value: the only one or the best known
     assert listed_in_lines(("team",), page) == []  # trails off, or one value
     assert listed_in_lines(("subsidiary",), page) == [["Osterlund Freight", "Brightwater Looms"]]
+
+
+def test_a_date_relation_reads_a_cards_born_and_died_lines():
+    assert date_keys(("date of birth", "birth date")) == ("date of birth", "birth date", "born")
+    assert date_keys(("date of death",)) == ("date of death", "died")
+    assert date_keys(("inception", "founded")) == ("inception", "founded")
+    page = "Born: 14 May 1958\nDied: 2 June 2011 in Lembrook"
+    assert stated_in_lines(date_keys(("date of death",)), page) == ["2 June 2011 in Lembrook"]

@@ -303,3 +303,31 @@ def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_speaks_ag
     assert verify(agent, "The Lantern Keepers", "cast member", "Ysolde Marrack").outcome == Finding.SUPPORTED.value
     trailing = verify(agent, "Salt Road", "cast member", "Edda Quillfeather")
     assert trailing.outcome != Finding.CONTRADICTED.value and trailing.verdict is not False, trailing
+
+
+def test_a_sentence_that_opens_with_another_name_states_that_ones_values_not_the_subjects(tmp_path):
+    # A new user's pages: the band's page gives each member's birth year in a sentence of their own. Each person's
+    # own sentence supports their year, and contradicts the other's.
+    pages = [Passage("p0", "Corin Halloway was born in Glaswick in 1961 and moved to Ostrava Mere with her family in "
+                           "1970. She studied music at the conservatory.", "Corin Halloway"),
+             Passage("p1", "Salt Road is a folk band formed in Ostrava Mere in 1979 by singer Corin Halloway and "
+                           "drummer Tobiah Venn. Halloway, born in 1961, wrote most of the songs; Venn was born in 1955 "
+                           "in Lembrook.", "Salt Road")]
+    agent = agent_over(pages, tmp_path)
+    for subject, predicate, true, wrong in (("Tobiah Venn", "date of birth", "1955", "1961"),
+                                            ("Corin Halloway", "date of birth", "1961", "1955")):
+        assert verify(agent, subject, predicate, true).outcome == Finding.SUPPORTED.value, (subject, true)
+        verdict = verify(agent, subject, predicate, wrong)
+        assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, true), verdict
+
+
+def test_a_cards_born_line_gives_the_date_of_birth_where_a_date_is_asked(tmp_path):
+    # "Born: 14 May 1958" on her card: the year her family moved, which the prose names, is no birth year.
+    pages = [Passage("p0", "# Corin Halloway\n\nBorn: 14 May 1958\nBirthplace: Glaswick\n\nCorin Halloway is a singer. "
+                           "In 1961 her family moved to Ostrava Mere, where she formed the band Salt Road in 1979.",
+                     "corin.md")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "Corin Halloway", "date of birth", "1961")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "14 May 1958"), wrong
+    assert verify(agent, "Corin Halloway", "date of birth", "1958-05-14").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Corin Halloway", "place of birth", "Glaswick").outcome == Finding.SUPPORTED.value

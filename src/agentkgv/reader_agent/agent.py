@@ -58,7 +58,7 @@ from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
                                                  other_values, others_blanked, stated_as_own, stated_other,
                                                  unlisted_in, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import first_line, infobox_heading, is_field, stated_in_lines
+from agentkgv.reader_agent.form_lines import date_keys, first_line, infobox_heading, is_field, stated_in_lines
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -299,7 +299,8 @@ class ReadingAgent:
         for i in read:
             reading, passage = fresh[i][0], fresh[i][1].passage
             if self._about(reading.claim, passage):
-                given = stated_in_lines(self.relations.names_of(reading.claim.triple), passage.text)
+                names = self.relations.names_of(reading.claim.triple)
+                given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names, passage.text)
                 kept = 0
                 for value in given:
                     if (other := stated_other(reading.claim, value)) is not None and keep(i, other):

@@ -32,6 +32,8 @@ _LIST_SEPARATOR = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
 _LIST_AT_LEAST = 2
 _LONGEST_LIST = 400
 _TRAILS_OFF = re.compile(r"(?:\band (?:many )?others|\betc\b|\bamong others|\.\.\.|…|\band more)\W*$", re.I)
+# The event a date relation's names name, and the key a card writes its date under.
+_EVENT_KEYS = (("birth", "born"), ("death", "died"))
 _HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
 # A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
 _FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=([^|\n{}=]*)")
@@ -88,6 +90,14 @@ def stated_in_lines(names: Sequence[str], text: str) -> list[str]:
         if value and value not in found:
             found.append(value)
     return found
+
+
+def date_keys(names: Sequence[str]) -> tuple[str, ...]:
+    """`names` (a date relation's label and aliases) with the key a card gives the date of the event they name
+    under: `Born: 14 May 1958` is a date of birth, `Died: 9-Jan-1990` a date of death. Only where a date is asked:
+    `Born: Tessaby` gives a place."""
+    words = {word for name in names for word in folded_words(name)}
+    return (*names, *(key for event, key in _EVENT_KEYS if event in words))
 
 
 def listed_in_lines(names: Sequence[str], text: str) -> list[list[str]]:

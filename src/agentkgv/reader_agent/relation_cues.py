@@ -29,7 +29,7 @@ import Stemmer
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import PredicateInfo, by_name, predicate_key, template_phrase
 from agentkgv.data.records import Triple
-from agentkgv.data.text import fold_word, folded_words, without_disambiguation
+from agentkgv.data.text import FUNCTION_WORDS, fold_word, folded_words, without_disambiguation
 from agentkgv.reader_agent.values import MONTHS
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -180,6 +180,8 @@ def life_span_side(view: str) -> str | None:
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 # Where a sentence or a line ends.
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
+# Where a statement ends: a sentence, a line, or a semicolon.
+_STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 # Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
 _SECOND_STATEMENT = re.compile(r"\b(?:and|but|before|later)\b|;")
 
@@ -243,7 +245,7 @@ class RelationCues:
         words = between_marks(view) if key is not None else None
         if key is None or words is None or self.follows_as_own(triple, after_object(view)):
             return False
-        if self.opposes(key, view):
+        if self.opposes(key, view) or self.led_by_another(triple, view):
             return True
         own, rivals = self.cues[key], self.rivals.get(key, ())
         # A side of a life span says which end of a life the place is; the words leading to an object written before
@@ -257,6 +259,43 @@ class RelationCues:
         near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
+
+    def led_by_another(self, triple: Triple, view: str) -> bool:
+        """Whether the object's sentence (or statement, after a semicolon) opens with another name than the
+        subject's and states of it the relation or a rival before the object, without naming the subject first:
+        "[S] … . Halloway, born in [O], wrote …" and "[S] … ; Edwin Marsh was born in [O]" state others' births, unless
+        the words from the object on to the subject state the relation ("Venn's birthplace [O] is where [S] was born
+        too"). A statement of no such words says what it says of the other ("Open House was a BBC series presented
+        by [S]"), which the reader weighs. A name is two capitalised words, or one also written so within a
+        sentence, that is no function word, cue or month and none of the subject's: "Born in [O], [S] …", "In [O] …"
+        and "Holders of [O] stock …" open with none."""
+        marks, key = _nearest_marks(view), self._key(triple)
+        if marks is None or key is None:
+            return False
+        first, second = marks
+        own = self.cues[key]
+        cues = own.union(*self.rivals.get(key, ()))
+        if first[0] == "O":
+            opening = leading_to_object(view) or ""
+            if set(_STEMMER.stemWords(folded_words(view[first[2]:second[1]]))) & own:
+                return False
+        else:
+            parts = _STATEMENT_END.split(view[first[2]:second[1]])
+            if len(parts) < 2:
+                return False  # the statement that names the object names the subject before it
+            opening = parts[-1]
+        # A statement after a semicolon has a subject of its own; one in brackets is an aside.
+        opening = _BRACKET.sub(" ", opening).split(";")[-1]
+        words = opening.split()
+        head = words[0].strip(",:'\"’s") if words else ""
+        if not head[:1].isupper() or _MARKS.match(head) or _names_only(opening):
+            return False  # no name, or an address ("Echo Lake, [O]"), not a statement
+        word = fold_word(head)
+        named = (len(words) > 1 and words[1][:1].isupper()) or re.search(rf"[a-z,] {re.escape(head)}\b", view)
+        if not named or word in FUNCTION_WORDS or word in MONTHS or _STEMMER.stemWord(word) in cues or word in {
+                w for name in triple.subject_names for w in folded_words(without_disambiguation(name))}:
+            return False
+        return bool(set(_STEMMER.stemWords(folded_words(" ".join(words[1:])))) & cues)
 
     def opposes(self, key: str, view: str) -> bool:
         """Whether the words right before the object's mark name it as the subject's opponent ("[S] scored 30 points
