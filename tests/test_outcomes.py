@@ -357,6 +357,10 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert not cues.led_by_another(birth, "Born in [O:Lund], [S:Ada Vance] sang.")
     assert not cues.led_by_another(birth, "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.")  # no name
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
+    # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
+    runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")
+    assert not cues.led_by_another(runtime, "H. Ince Corporation Distributed byParamount Pictures Release date "
+                                            "February 2, 1919 ( ) Running time [O:50] minutes ([S:Hard Boiled] is a film")
 
 
 def test_a_word_in_lower_case_is_no_value_of_a_proper_name():

@@ -58,7 +58,8 @@ from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
                                                  other_values, others_blanked, stated_as_own, stated_other,
                                                  unlisted_in, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import date_keys, first_line, infobox_heading, is_field, stated_in_lines
+from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, is_field, lines_of, names_key,
+                                               stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -187,7 +188,8 @@ class ReadingAgent:
         # decides; one batch a turn costs less than a second pass over the triples left unsupported.
         others = [(i, value) for i, (reading, hit) in enumerate(fresh)
                   if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
-                  for value in other_values(reading.claim, self.relations, hit.passage.text, self.config.other_values)]
+                  for value in other_values(reading.claim, self.relations, self._said_of(reading.claim.triple, hit.passage),
+                                            self.config.other_values)]
         pairs = [(triple, hit.passage.text, judged_title(hit.passage)) for triple, (_, hit) in zip(triples, fresh)] + [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in others]
@@ -201,8 +203,10 @@ class ReadingAgent:
             (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
-            if k in withdrawn or self.relations.cues.denies(triple, view.text):
-                # It gives another value, or its words between the names state a rival relation and not this one.
+            if k in withdrawn or self.relations.cues.denies(triple, view.text) or self._lined_elsewhere(
+                    reading.claim, triple, hit.passage):
+                # It gives another value, or its words between the names state a rival relation and not this one, or
+                # it names the object only as another relation's value or another subject's.
                 score = NO_SUPPORT
             reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
@@ -213,7 +217,7 @@ class ReadingAgent:
                 reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
         for reading, hit in fresh:
             if reading.unlisted is None and self.reads_lists(reading) and not self.distrusted.covers(
-                    hit.passage.source) and self._about(reading.claim, hit.passage):
+                    hit.passage.source) and self._about(reading.claim.triple, hit.passage):
                 values = unlisted_in(reading.claim, self.relations.names_of(reading.claim.triple), hit.passage.text)
                 reading.unlisted = None if values is None else Unlisted(hit, values)
         for reading in active:
@@ -298,7 +302,7 @@ class ReadingAgent:
         # death's (reader_agent/form_lines.py).
         for i in read:
             reading, passage = fresh[i][0], fresh[i][1].passage
-            if self._about(reading.claim, passage):
+            if self._about(reading.claim.triple, passage):
                 names = self.relations.names_of(reading.claim.triple)
                 given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names, passage.text)
                 kept = 0
@@ -369,12 +373,13 @@ class ReadingAgent:
         """A passage as the value reader reads it for the triple's subject: what it tells of others blanked
         (`others_blanked`), and its title, or the heading its text opens with (a line of no sentence, no key-value
         line), only where that names the subject. A page's title that names another thing offers the reader a value
-        that is none of the subject's: "People of the valley" gives a birthplace "valley"."""
+        that is none of the subject's: "People of the valley" gives a birthplace "valley". A page not about the subject
+        is read without its key-value lines, which speak of the page's own subject."""
         def named(heading: str) -> bool:
             return names_subject(triple, heading.replace("_", " "))
 
         title = passage.title if named(passage.title) else ""
-        text = others_blanked(triple, passage.text)
+        text = others_blanked(triple, ReadingAgent._said_of(triple, passage))
         heading = first_line(text).strip()
         if heading and heading[-1] not in ".!?" and not is_field(heading) and not named(heading):
             start = text.index(heading)
@@ -382,9 +387,54 @@ class ReadingAgent:
         return replace(passage, text=text, title=title)
 
     @staticmethod
-    def _about(claim: Claim, passage: Passage) -> bool:
-        """Whether a page is about the claim's subject: its title, first line or infobox heading names it."""
-        return any(reader_view(claim.triple, text).has_subject
+    def _said_of(triple: Triple, passage: Passage) -> str:
+        """The passage's text as what it may say of the triple's subject: a page not about the subject without its
+        key-value lines, which speak of the page's own subject (Wenna Pollard's `Birthplace: Harrowmere` is no
+        birthplace of Dorran Vess, whom her `Spouse(s)` line names), spaces for their characters."""
+        text = passage.text
+        for _, _, start, end, heading in lines_of(text):
+            if not ReadingAgent._line_about(triple, passage, heading):
+                text = text[:start] + " " * (end - start) + text[end:]
+        return text
+
+    @staticmethod
+    def _line_about(triple: Triple, passage: Passage, heading: str) -> bool:
+        """Whether a key-value line under `heading` (its card's, or "") speaks of the triple's subject: its card's
+        heading names it, or, with none, the page is about it."""
+        return names_subject(triple, heading) if heading else ReadingAgent._about(triple, passage)
+
+    def _lined_elsewhere(self, claim: Claim, triple: Triple, passage: Passage) -> bool:
+        """Whether the passage names the object (as `triple`, the claim for this passage, marks it) only as the value
+        of key-value lines that state it of another: on a page about the subject, under keys that name other relations
+        (`Starring: …, Tobin Ashgrove` for the film's director; `| Place of death | Dunmore Quay |` for her birth);
+        on a page whose heading names another, under any key (`Awards: Brass Compass Award` on Quillan Cross's card,
+        for his wife's award). A key that names no relation the predicates table knows may be the relation's own
+        (`Origin:` for where a band was formed): then the reader's score stands."""
+        holding = [(key, start, end, heading) for key, value, start, end, heading in lines_of(passage.text)
+                   if reader_view(triple, value).has_object]
+        if not holding:
+            return False
+        prose = list(passage.text)
+        for _, start, end, _ in holding:
+            prose[start:end] = " " * (end - start)
+        if reader_view(triple, "".join(prose)).has_object:
+            return False  # named in a sentence too, which the reader weighs
+        names = self.relations.names_of(claim.triple)
+        names = date_keys(names) if claim.kind is Kind.DATE else names
+        page = first_line(passage.text).strip().lstrip("#").strip()
+        headed = bool(page) and page[-1] not in ".!?" and not is_field(page)
+        for key, _, _, heading in holding:
+            if self._line_about(claim.triple, passage, heading):
+                if names_key(key, names) or self.relations.relation_named(key) is None:
+                    return False  # the relation's own line, or one whose key names no relation known
+            elif not (heading or headed):
+                return False  # whose the line is, nothing says
+        return True
+
+    @staticmethod
+    def _about(triple: Triple, passage: Passage) -> bool:
+        """Whether a page is about the triple's subject: its title, first line or infobox heading names it."""
+        return any(reader_view(triple, text).has_subject
                    for text in (passage.title, first_line(passage.text), infobox_heading(passage.text)) if text)
 
     def _alike(self, fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]]) -> list[tuple[int, str]]:

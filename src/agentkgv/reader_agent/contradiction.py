@@ -139,11 +139,16 @@ def others_blanked(triple: Triple, text: str) -> str:
     birthplace it finds in Edwin's states none of hers. A sentence of a pronoun or of no name continues whoever's
     the sentence before it told of. A known limit: a place that opens a sentence is read as another's name too
     ("Lembrook Abbey taught her. She died in Marrowick." blanks her death), which only withholds a value from the
-    reader, never gives it one."""
+    reader, never gives it one. A page's key-value line that names the subject is the page's subject's, not the
+    subject's: it keeps nothing."""
     kept, other = list(text), False
+    # A key-value line speaks of its page's subject: naming the subject there (`Spouse(s): … Dorran Vess` on Wenna
+    # Pollard's card) makes what follows no more the subject's. Lines are found in the whole text, since a sentence
+    # may end inside one ("(m. 1950); Dorran Vess").
+    prose = re.sub(r"[^\n]+", lambda line: " " * len(line.group(0)) if is_field(line.group(0)) else line.group(0), text)
     for start, end in sentence_spans(text):
         sentence = text[start:end]
-        if names_subject(triple, sentence):
+        if names_subject(triple, prose[start:end]):
             other = False
         elif _tells_of_another(sentence):
             other = True

@@ -1,7 +1,7 @@
 """A web page's key-value lines: `Location of death: Santa Barbara, CA` gives the page's subject's place of death.
 
 Pages state facts about their subject as lines of a key and a value (an infobox or a profile card as text, a
-two-column table written as `Key | Value` rows). The value reader, which reads sentences, misses many of them.
+two-column table written as `Key | Value` rows, Markdown's `| Key | Value |` among them). The value reader, which reads sentences, misses many of them.
 A line gives a relation's value where its key is the relation's label or one of the aliases that name it alone
 (`Birthplace`, `Place of Birth`, `Location of death`, `Team`), in any case. The value is the rest of the line,
 less what a page adds to a value (a reference mark `[1]`, a parenthesis: `Eliot Kennedy (m. 2006–2010)`, the
@@ -19,8 +19,9 @@ from collections.abc import Sequence
 
 from agentkgv.data.text import folded_words
 
-# A key (a few words, starting with a letter), a colon, bar or tab, and a value on the rest of the line.
-_LINE = re.compile(r"^[ \t*\u2022-]*([^\W\d_][\w ()/'.-]{0,40}?)[ *\t]*(?::|\||\t)[ *\t]*(\S[^\n]*?)[ \t\r]*$", re.M)
+# A key (a few words, starting with a letter), a colon, bar or tab, and a value on the rest of the line; a Markdown
+# table's row opens with a bar too (`| Place of birth | Pellingford |`).
+_LINE = re.compile(r"^[ \t*\u2022|-]*([^\W\d_][\w ()/'.-]{0,40}?)[ *\t]*(?::|\||\t)[ *\t]*(\S[^\n]*?)[ \t\r]*$", re.M)
 _ADDED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # Where a value ends within its line: the next cell of a row, a second statement.
 _CELL_END = re.compile(r"\s*(?:\||\t|;)")
@@ -34,7 +35,9 @@ _LONGEST_LIST = 400
 _TRAILS_OFF = re.compile(r"(?:\band (?:many )?others|\betc\b|\bamong others|\.\.\.|…|\band more)\W*$", re.I)
 # The event a date relation's names name, and the key a card writes its date under.
 _EVENT_KEYS = (("birth", "born"), ("death", "died"))
-_HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
+_HEADING_WORDS = 12
+# Where a line's value runs on into a second sentence.
+_SENTENCES = re.compile(r"[.!?]\s+[A-Z]")  # a first line longer than this is a paragraph that may name anyone, not the page's heading
 # A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
 _FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=([^|\n{}=]*)")
 _INFOBOX_FIELDS = 3
@@ -92,6 +95,30 @@ def stated_in_lines(names: Sequence[str], text: str) -> list[str]:
     return found
 
 
+def lines_of(text: str) -> list[tuple[str, str, int, int, str]]:
+    """`text`'s key-value lines (not an infobox's fields), each as its key, its value as written, where the line
+    starts and ends, and its card's heading: the nearest line before it that is no key-value line and no sentence
+    (`Samantha Stosur (Australia)` above her `Birthplace: Brisbane`, on a page of several players' cards), "" where
+    none is. A line whose value runs on into sentences (`News: Andy Roddick, the … player …. Born on …`) is prose."""
+    found = []
+    for m in _LINE.finditer(text):
+        if len(m.group(2)) > _LONGEST_LIST or _SENTENCES.search(m.group(2)):
+            continue
+        heading = ""
+        for line in reversed(text[:m.start()].splitlines()):
+            if any(c.isalpha() for c in line) and not is_field(line):  # a table's rule (`|---|---|`) is no heading
+                heading = line.strip() if len(line.split()) <= _HEADING_WORDS and line.strip()[-1] not in ".!?" else ""
+                break
+        found.append((m.group(1), m.group(2), m.start(), m.end(), heading))
+    return found
+
+
+def names_key(key: str, names: Sequence[str]) -> bool:
+    """Whether a line's `key` is one of `names` or its plural (`Awards`, `Spouse(s)`)."""
+    words = tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
+    return any(words in _plurals(tuple(folded_words(name))) for name in names)
+
+
 def date_keys(names: Sequence[str]) -> tuple[str, ...]:
     """`names` (a date relation's label and aliases) with the key a card gives the date of the event they name
     under: `Born: 14 May 1958` is a date of birth, `Died: 9-Jan-1990` a date of death. Only where a date is asked:
@@ -105,11 +132,9 @@ def listed_in_lines(names: Sequence[str], text: str) -> list[list[str]]:
     Sam Shepard, Scott Glenn and Ed Harris`, `Spouse(s): …`, `Awards: …`): each line's values, where it gives
     `_LIST_AT_LEAST` or more and does not trail off (`and others`, `etc.`, `…`). A line of one value of a relation
     with several is the current one as often as the only one (`Team: Charlotte Bobcats`), so no list."""
-    keys = {words for name in names for words in _plurals(tuple(folded_words(name)))}
     lists: list[list[str]] = []
     for key, given in _fields(text):
-        words = tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
-        if words not in keys or len(given) > _LONGEST_LIST:
+        if not names_key(key, names) or len(given) > _LONGEST_LIST:
             continue
         row = re.split(r"\s*\|\s*|\t", _ADDED.sub(" ", given))[0]
         if _TRAILS_OFF.search(row):

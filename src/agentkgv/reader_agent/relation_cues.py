@@ -180,6 +180,8 @@ def life_span_side(view: str) -> str | None:
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 # Where a sentence or a line ends.
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
+# The words between another's name and the relation's words that state it of that one ("who had been born").
+_STATED_WITHIN = 4
 # Where a statement ends: a sentence, a line, or a semicolon.
 _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 # Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
@@ -232,10 +234,19 @@ class RelationCues:
 
     def states(self, triple: Triple, view: str) -> bool:
         """Whether the words between the marked names (or leading the subject: "the population of") hold a cue of
-        the triple's relation: what a passage that gives another value must show before it contradicts."""
-        words = between_marks(view, leading=True)
-        return words is not None and (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
-                                      or self.follows_as_own(triple, after_object(view)))
+        the triple's relation: what a passage that gives another value must show before it contradicts. Across a
+        sentence's end only the object's sentence counts, and only after the subject: a value in a sentence before
+        the subject is named ("… where the painter Essa Thornbury died in 1979. … the drummer Pell Drummond") is
+        stated of no one the passage names later."""
+        words, marks = between_marks(view, leading=True), _nearest_marks(view)
+        if words is None or marks is None:
+            return False
+        if _SENTENCE_END.search(view[marks[0][2]:marks[1][1]]):
+            if marks[0][0] == "O":
+                return False
+            words = _SENTENCE_END.split(view[marks[0][2]:marks[1][1]])[-1]
+        return (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
+                or self.follows_as_own(triple, after_object(view)))
 
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
@@ -261,14 +272,15 @@ class RelationCues:
         return self._rival_only(key, found)
 
     def led_by_another(self, triple: Triple, view: str) -> bool:
-        """Whether the object's sentence (or statement, after a semicolon) opens with another name than the
-        subject's and states of it the relation or a rival before the object, without naming the subject first:
-        "[S] … . Halloway, born in [O], wrote …" and "[S] … ; Edwin Marsh was born in [O]" state others' births, unless
-        the words from the object on to the subject state the relation ("Venn's birthplace [O] is where [S] was born
-        too"). A statement of no such words says what it says of the other ("Open House was a BBC series presented
-        by [S]"), which the reader weighs. A name is two capitalised words, or one also written so within a
-        sentence, that is no function word, cue or month and none of the subject's: "Born in [O], [S] …", "In [O] …"
-        and "Holders of [O] stock …" open with none."""
+        """Whether, in the object's sentence (or statement, after a semicolon) and before the subject is named in it,
+        the relation's words (or a rival's) nearest the object follow another name than the subject's, as the verb of
+        its statement: "[S] … . Halloway, born in [O], wrote …", "[S] … ; Edwin Marsh was born in [O]" and "… where
+        the painter Essa Thornbury died in [O] … [S]" state others' births and deaths. Not where the words from the
+        object on to the subject state the relation ("Venn's birthplace [O] is where [S] was born too"). A statement of
+        no such words says what it says of the other ("Open House was a BBC series presented by [S]"), which the
+        reader weighs. A name is two capitalised words, or one also written so within a sentence, none a function
+        word, cue or month, and none of the subject's: "Born in [O], [S] …", "She was born in [O]" and "Holders of
+        [O] stock …" have none."""
         marks, key = _nearest_marks(view), self._key(triple)
         if marks is None or key is None:
             return False
@@ -284,18 +296,29 @@ class RelationCues:
             if len(parts) < 2:
                 return False  # the statement that names the object names the subject before it
             opening = parts[-1]
-        # A statement after a semicolon has a subject of its own; one in brackets is an aside.
-        opening = _BRACKET.sub(" ", opening).split(";")[-1]
-        words = opening.split()
-        head = words[0].strip(",:'\"’s") if words else ""
-        if not head[:1].isupper() or _MARKS.match(head) or _names_only(opening):
-            return False  # no name, or an address ("Echo Lake, [O]"), not a statement
-        word = fold_word(head)
-        named = (len(words) > 1 and words[1][:1].isupper()) or re.search(rf"[a-z,] {re.escape(head)}\b", view)
-        if not named or word in FUNCTION_WORDS or word in MONTHS or _STEMMER.stemWord(word) in cues or word in {
-                w for name in triple.subject_names for w in folded_words(without_disambiguation(name))}:
+        # A statement after a semicolon has a subject of its own, as a value after a key's colon has the page's (a
+        # card's lines run together in a view); one in brackets is an aside.
+        words = re.split(r"[;:]", _BRACKET.sub(" ", opening))[-1].split()
+        said = [i for i, word in enumerate(words) if set(_STEMMER.stemWords(folded_words(word))) & cues]
+        if not said or words[said[-1]][:1].isupper():
+            return False  # none, or a card's next field ("… Oslo, Norway Died on 5 April 1990 in [O]")
+        # Back from the relation's words, past a few in lower case ("was", "who had been"), to the name they follow.
+        at = said[-1] - 1
+        while at >= 0 and not words[at][:1].isupper():
+            if said[-1] - at > _STATED_WITHIN:
+                return False
+            at -= 1
+        name: list[str] = []
+        while at >= 0 and words[at][:1].isupper() and not _MARKS.match(words[at]):
+            name.insert(0, words[at].strip(",:'\"’s"))
+            at -= 1
+        folded = [fold_word(word) for word in name]
+        subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
+        if not name or any(w in FUNCTION_WORDS or w in MONTHS or w in subject or _STEMMER.stemWord(w) in cues
+                           for w in folded):
             return False
-        return bool(set(_STEMMER.stemWords(folded_words(" ".join(words[1:])))) & cues)
+        # A sentence opens with a capital: one word is a name only where it is written so within a sentence too.
+        return len(name) > 1 or re.search(rf"[a-z,] {re.escape(name[0])}\b", view) is not None
 
     def opposes(self, key: str, view: str) -> bool:
         """Whether the words right before the object's mark name it as the subject's opponent ("[S] scored 30 points
