@@ -13,7 +13,8 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
-from agentkgv.reader_agent.form_lines import date_keys, first_line, infobox_heading, listed_in_lines, stated_in_lines
+from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, listed_in_lines, names_key,
+                                               stated_in_lines)
 from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -345,6 +346,9 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert cues.denies(birth, after) and not cues.denies(death, after)
     before = "[O:Lund] was where he died. [S:Ada Vance] was born in Oslo"
     assert cues.denies(birth, before)
+    # Two statements joined, each with its value: the one that leads to the object says which relation.
+    joined = "[S:Ada Vance], who founded a pottery in 1931, was born in Oslo and died in [O:Lund] in 1990."
+    assert cues.denies(birth, joined) and not cues.denies(death, joined)
     # The object's sentence opens with another's name: it tells of that one, unless its words lead on to the subject.
     other = "[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo."
     assert cues.led_by_another(birth, other) and cues.denies(birth, other)
@@ -578,3 +582,22 @@ def test_a_date_relation_reads_a_cards_born_and_died_lines():
     assert date_keys(("inception", "founded")) == ("inception", "founded")
     page = "Born: 14 May 1958\nDied: 2 June 2011 in Lembrook"
     assert stated_in_lines(date_keys(("date of death",)), page) == ["2 June 2011 in Lembrook"]
+
+
+def test_a_key_value_lines_card_is_the_heading_above_it_and_a_line_that_runs_on_is_prose():
+    page = ("Topics\nSamantha Stosur (Australia)\nAge: 26\nBirthplace: Brisbane\n\nFrancesca Schiavone (Italy)\n"
+            "| Key | Value |\n|---|---|\n| Birthplace | Milan |\nNews: Andy Roddick, the former player. Born in Omaha.")
+    lines = lines_of(page)
+    assert [(key, value, heading) for key, value, _, _, heading in lines] == [
+        ("Age", "26", "Samantha Stosur (Australia)"), ("Birthplace", "Brisbane", "Samantha Stosur (Australia)"),
+        ("Key", "Value |", "Francesca Schiavone (Italy)"), ("Birthplace", "Milan |", "Francesca Schiavone (Italy)")]
+    assert all(page[start:end].endswith(value) for _, value, start, end, _ in lines)
+    assert names_key("Spouse(s)", ("spouse",)) and names_key("Subsidiaries", ("subsidiary",))
+    assert not names_key("Place of death", ("place of birth", "birthplace"))
+
+
+def test_a_value_in_a_sentence_before_the_subject_is_named_is_stated_of_no_one():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    birth = Triple("Pell Drummond", "place of birth", "Dunmore Quay")
+    assert not cues.states(birth, "Tobin Ashgrove was born in [O:Dunmore Quay]. Later the drummer [S:Pell Drummond] came")
+    assert cues.states(birth, "[S:Pell Drummond] drummed. He was born in [O:Dunmore Quay].")

@@ -331,3 +331,42 @@ def test_a_cards_born_line_gives_the_date_of_birth_where_a_date_is_asked(tmp_pat
     assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "14 May 1958"), wrong
     assert verify(agent, "Corin Halloway", "date of birth", "1958-05-14").outcome == Finding.SUPPORTED.value
     assert verify(agent, "Corin Halloway", "place of birth", "Glaswick").outcome == Finding.SUPPORTED.value
+
+
+CARDS = [
+    Passage("c0", "# Wenna Pollard\n\nWenna Pollard was a stage and screen actress.\n\nBorn: 3 May 1921\nBirthplace: "
+                  "Harrowmere\nPlace of death: Castelbrook\nSpouse(s): Quillan Cross (m. 1950); Dorran Vess\nAwards: "
+                  "Silver Lantern Award, Orrin Medal", "Wenna Pollard"),
+    Passage("c1", "Quillan Cross - Directors of the Northern Screen\n\nQuillan Cross\nBorn: 12 August 1918\nBirthplace: "
+                  "Fenwick Hollow\nDied: 2 March 1987\nSpouse(s): Wenna Pollard (m. 1950)\nAwards: Brass Compass Award",
+            "quillan_cross.txt"),
+    Passage("c2", "# The Glass Orchard (1956 film)\n\nThe Glass Orchard is a 1956 drama film.\n\nDirector: Quillan Cross\n"
+                  "Starring: Wenna Pollard, Tobin Ashgrove and Marisol Quaine\nRelease date: 9 October 1956",
+            "The Glass Orchard (1956 film)"),
+    Passage("c3", "# People of the Castelbrook district\n\nEssa Thornbury\n| Key | Value |\n|---|---|\n| Born | 1 July 1941 |\n"
+                  "| Place of birth | Pellingford |\n| Place of death | Dunmore Quay |\n\nMarisol Quaine\n| Born | 14 "
+                  "February 1929 |\n| Place of birth | Castelbrook |\n| Spouse | Pell Drummond (m. 1961) |", "people.md"),
+]
+
+
+def test_a_cards_lines_speak_of_its_subject_and_state_their_keys_relation_only(tmp_path):
+    # A new user's cards: a line's value is its card's subject's value of its key's relation, not another relation's
+    # and not the value of anyone the card names.
+    agent = agent_over(CARDS, tmp_path)
+    for subject, predicate, obj in (("The Glass Orchard", "director", "Tobin Ashgrove"),  # the cast, not the director
+                                    ("Wenna Pollard", "award received", "Brass Compass Award"),  # her husband's
+                                    ("Quillan Cross", "date of death", "1994-11-17"),  # no line of his gives it
+                                    ("Dorran Vess", "place of birth", "Harrowmere"),  # his wife's birthplace
+                                    ("Pell Drummond", "date of birth", "1929-02-14")):  # his wife's birth date
+        verdict = verify(agent, subject, predicate, obj)
+        assert verdict.outcome != Finding.SUPPORTED.value and verdict.verdict is not True, verdict
+    # Her table's death row is no birth there: its birth row contradicts it.
+    essa = verify(agent, "Essa Thornbury", "place of birth", "Dunmore Quay")
+    assert (essa.outcome, essa.stated_instead) == (Finding.CONTRADICTED.value, "Pellingford"), essa
+    # A card on a page of several, under its subject's heading, supports its own values; his own card his death date.
+    assert verify(agent, "Marisol Quaine", "place of birth", "Castelbrook").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Quillan Cross", "date of death", "1987-03-02").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "The Glass Orchard", "director", "Quillan Cross").outcome == Finding.SUPPORTED.value
+    # Nothing stated of him: neither contradicted by her values nor supported.
+    vess = verify(agent, "Dorran Vess", "place of birth", "Kessington")
+    assert vess.outcome == Finding.NOT_ENOUGH_EVIDENCE.value, vess

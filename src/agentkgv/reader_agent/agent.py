@@ -297,14 +297,18 @@ class ReadingAgent:
         for i, passage, spans in self._spans(fresh, read):
             if (other := self._stated_instead(fresh[i][0].claim, passage, spans)) is not None:
                 keep(i, other)
-        # A key-value line states its relation by its key, so every page about the subject is read for them, one
-        # whose `Birthplace` line the reader takes for a death there too: its `Location of death` line gives the
-        # death's (reader_agent/form_lines.py).
+        # A key-value line states its relation by its key, so every page about the subject, and every card under a
+        # heading that names it, is read for them, one whose `Birthplace` line the reader takes for a death there too:
+        # its `Location of death` line gives the death's (reader_agent/form_lines.py). An infobox's fields only where
+        # the page is about the subject.
         for i in read:
             reading, passage = fresh[i][0], fresh[i][1].passage
-            if self._about(reading.claim.triple, passage):
+            about = self._about(reading.claim.triple, passage)
+            text = passage.text if about else self._said_of(reading.claim.triple, passage)
+            if about or text != passage.text:
                 names = self.relations.names_of(reading.claim.triple)
-                given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names, passage.text)
+                given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names, text,
+                                        infobox=about)
                 kept = 0
                 for value in given:
                     if (other := stated_other(reading.claim, value)) is not None and keep(i, other):

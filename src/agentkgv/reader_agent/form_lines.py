@@ -47,11 +47,11 @@ _WIKI_LINK = re.compile(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]")
 _INFOBOX_HEADINGS = {"name": "", "image": r"\.\w{3,4}$"}
 
 
-def _fields(text: str) -> list[tuple[str, str]]:
-    """The (key, value) pairs of `text`'s key-value lines, then of its infobox fields, each in the order written; a key's
-    underscores read as spaces, its wiki links as their text."""
+def _fields(text: str, infobox: bool = True) -> list[tuple[str, str]]:
+    """The (key, value) pairs of `text`'s key-value lines, then of its infobox fields (where `infobox`), each in the
+    order written; a key's underscores read as spaces, its wiki links as their text."""
     return ([(m.group(1), m.group(2)) for m in _LINE.finditer(text)]
-            + [(m.group(1).replace("_", " "), m.group(2).strip()) for m in _infobox_fields(text)])
+            + ([(m.group(1).replace("_", " "), m.group(2).strip()) for m in _infobox_fields(text)] if infobox else []))
 
 
 def _infobox_fields(text: str) -> list[re.Match[str]]:
@@ -82,11 +82,12 @@ def first_line(text: str) -> str:
     return line if len(line.split()) <= _HEADING_WORDS else ""
 
 
-def stated_in_lines(names: Sequence[str], text: str) -> list[str]:
-    """The values `text`'s key-value lines give where the key is one of `names`, in the order written."""
+def stated_in_lines(names: Sequence[str], text: str, infobox: bool = True) -> list[str]:
+    """The values `text`'s key-value lines (and its infobox's fields, where `infobox`) give where the key is one of
+    `names`, in the order written."""
     keys = {tuple(folded_words(name)) for name in names}
     found: list[str] = []
-    for key, given in _fields(text):
+    for key, given in _fields(text, infobox):
         if tuple(folded_words(key)) not in keys or len(given) > _LONGEST:
             continue
         value = _cleaned(_CELL_END.split(_ADDED.sub(" ", given))[0])
@@ -99,11 +100,14 @@ def lines_of(text: str) -> list[tuple[str, str, int, int, str]]:
     """`text`'s key-value lines (not an infobox's fields), each as its key, its value as written, where the line
     starts and ends, and its card's heading: the nearest line before it that is no key-value line and no sentence
     (`Samantha Stosur (Australia)` above her `Birthplace: Brisbane`, on a page of several players' cards), "" where
-    none is. A line whose value runs on into sentences (`News: Andy Roddick, the … player …. Born on …`) is prose."""
+    none is. A line whose value runs on into sentences (`News: Andy Roddick, the … player …. Born on …`) or reads as
+    one is prose."""
     found = []
     for m in _LINE.finditer(text):
-        if len(m.group(2)) > _LONGEST_LIST or _SENTENCES.search(m.group(2)):
-            continue
+        key, value = m.group(1), m.group(2)
+        if (len(value) > _LONGEST_LIST or _SENTENCES.search(value) or key.count("(") != key.count(")")
+                or len(value) > _LONGEST and value.endswith((".", "!", "?"))):
+            continue  # a sentence with a colon in it: "Womanlight (French: Clair de femme) is a 1979 film by …"
         heading = ""
         for line in reversed(text[:m.start()].splitlines()):
             if any(c.isalpha() for c in line) and not is_field(line):  # a table's rule (`|---|---|`) is no heading

@@ -180,12 +180,23 @@ def life_span_side(view: str) -> str | None:
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[-\u2013\u2014]\s")
 # Where a sentence or a line ends.
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
-# The words between another's name and the relation's words that state it of that one ("who had been born").
-_STATED_WITHIN = 4
+# The words that may stand between another's name and the relation's words that state it of that one: "Quaine, who
+# was born in", "Ashgrove later starred in".
+_VERB_WORDS = frozenset({"who", "which", "was", "were", "is", "are", "had", "has", "have", "been", "being", "later",
+                         "also", "then", "first", "once", "herself", "himself"})
 # Where a statement ends: a sentence, a line, or a semicolon.
 _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 # Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
 _SECOND_STATEMENT = re.compile(r"\b(?:and|but|before|later)\b|;")
+
+
+def last_statement(clause: str) -> str:
+    """Of a clause that joins two statements, each with a value of its own, the last: "was born in Harrowmere and died
+    in" gives "died in" (the object's statement); "was born and died in" is one statement of both."""
+    parts = _SECOND_STATEMENT.split(clause)
+    if len(parts) > 1 and any(word[:1].isupper() or word[:1].isdigit() for word in parts[-2].split()[1:]):
+        return parts[-1]
+    return clause
 
 
 def _names_only(clause: str) -> bool:
@@ -267,7 +278,7 @@ class RelationCues:
         lead = self._leading_cues(key, view)
         if lead:
             return self._rival_only(key, lead)
-        near = set(_STEMMER.stemWords(folded_words(next_to_object(view) or "")))
+        near = set(_STEMMER.stemWords(folded_words(last_statement(next_to_object(view) or ""))))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
 
@@ -280,7 +291,8 @@ class RelationCues:
         no such words says what it says of the other ("Open House was a BBC series presented by [S]"), which the
         reader weighs. A name is two capitalised words, or one also written so within a sentence, none a function
         word, cue or month, and none of the subject's: "Born in [O], [S] …", "She was born in [O]" and "Holders of
-        [O] stock …" have none."""
+        [O] stock …" have none. Between the name and the relation's words only the words of a verb may stand ("who
+        was", "later"): "… Michael Mästlin, among others, and his work in [O]" is his work's statement."""
         marks, key = _nearest_marks(view), self._key(triple)
         if marks is None or key is None:
             return False
@@ -292,7 +304,7 @@ class RelationCues:
             if set(_STEMMER.stemWords(folded_words(view[first[2]:second[1]]))) & own:
                 return False
         else:
-            parts = _STATEMENT_END.split(view[first[2]:second[1]])
+            parts = _STATEMENT_END.split(_BRACKET.sub(" ", view[first[2]:second[1]]))
             if len(parts) < 2:
                 return False  # the statement that names the object names the subject before it
             opening = parts[-1]
@@ -305,8 +317,8 @@ class RelationCues:
         # Back from the relation's words, past a few in lower case ("was", "who had been"), to the name they follow.
         at = said[-1] - 1
         while at >= 0 and not words[at][:1].isupper():
-            if said[-1] - at > _STATED_WITHIN:
-                return False
+            if fold_word(words[at]) not in _VERB_WORDS:
+                return False  # "his work in", "a trade that sent": another statement's words, or no name's verb
             at -= 1
         name: list[str] = []
         while at >= 0 and words[at][:1].isupper() and not _MARKS.match(words[at]):
