@@ -349,6 +349,10 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     # Two statements joined, each with its value: the one that leads to the object says which relation.
     joined = "[S:Ada Vance], who founded a pottery in 1931, was born in Oslo and died in [O:Lund] in 1990."
     assert cues.denies(birth, joined) and not cues.denies(death, joined)
+    assert cues.denies(birth, "[S:Ada Vance] was born in Oslo and later died in [O:Lund]")
+    # A surname ending in "s" is still the subject's: her own statement.
+    serena = Triple("Serena Williams", "place of birth", "Saginaw")
+    assert not cues.denies(serena, "[S:Serena Williams] won in Paris. Ms Williams was born in [O:Saginaw]")
     # The object's sentence opens with another's name: it tells of that one, unless its words lead on to the subject.
     other = "[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo."
     assert cues.led_by_another(birth, other) and cues.denies(birth, other)
@@ -588,10 +592,15 @@ def test_a_key_value_lines_card_is_the_heading_above_it_and_a_line_that_runs_on_
     page = ("Topics\nSamantha Stosur (Australia)\nAge: 26\nBirthplace: Brisbane\n\nFrancesca Schiavone (Italy)\n"
             "| Key | Value |\n|---|---|\n| Birthplace | Milan |\nNews: Andy Roddick, the former player. Born in Omaha.")
     lines = lines_of(page)
-    assert [(key, value, heading) for key, value, _, _, heading in lines] == [
+    assert [(line.key, line.value, line.heading) for line in lines] == [
         ("Age", "26", "Samantha Stosur (Australia)"), ("Birthplace", "Brisbane", "Samantha Stosur (Australia)"),
         ("Key", "Value |", "Francesca Schiavone (Italy)"), ("Birthplace", "Milan |", "Francesca Schiavone (Italy)")]
-    assert all(page[start:end].endswith(value) for _, value, start, end, _ in lines)
+    assert all(page[line.start:line.end].endswith(line.value) for line in lines)
+    # One card: a section's heading names no one. Initials are no sentence's end; a sentence with a colon is prose.
+    one = lines_of("Orla Penhallow\nOrla is an engineer.\n\nPersonal information\nBirthplace: Lembrook\nStarring: "
+                   "Samuel L. Jackson, Uma Thurman\nUpdate: Orla Penhallow was born in Lembrook in 1950.")
+    assert [(line.key, line.heading) for line in one] == [("Birthplace", ""), ("Starring", "")]
+    assert lines_of("| Member | Born | Birthplace |\n| Serra Vask | 1931 | Lundmere |") == []  # more than two cells
     assert names_key("Spouse(s)", ("spouse",)) and names_key("Subsidiaries", ("subsidiary",))
     assert not names_key("Place of death", ("place of birth", "birthplace"))
 

@@ -68,9 +68,10 @@ class AbsenceIsUnknown:
         return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio)
 
     def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
-        # Not fitted: weighed as silence alone, the list deciding only the outcome.
-        ratio = 1.0 if calibration.contradiction_ratio is None else calibration.contradiction_ratio ** UNLISTED_WEIGHT
-        return self._posterior(calibration, evidence, prior, ratio)
+        if calibration.contradiction_ratio is None:
+            # Not fitted: weighed as silence alone, and no likelier true than the prior or than not.
+            return min(prior, 0.5, self._posterior(calibration, evidence, prior, 1.0))
+        return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio ** UNLISTED_WEIGHT)
 
     def silence_ratio(self, calibration: Calibration, evidence: Evidence) -> float:
         """How much likelier the reading is for a true triple than for a false one, where the documents state

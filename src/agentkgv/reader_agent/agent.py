@@ -58,7 +58,7 @@ from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
                                                  other_values, others_blanked, stated_as_own, stated_other,
                                                  unlisted_in, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, is_field, lines_of, names_key,
+from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, names_key, page_heading,
                                                stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
@@ -215,10 +215,12 @@ class ReadingAgent:
                 reading.withhold([Withheld(hit.passage.id, hit.passage.source, self.distrusted.why)])
             else:
                 reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
-        for reading, hit in fresh:
+        for reading, hit, triple in zip([r for r, _ in fresh], [h for _, h in fresh], triples):
+            # A list on a card of the subject's; a page that names the object in a sentence as well may add to it.
             if reading.unlisted is None and self.reads_lists(reading) and not self.distrusted.covers(
-                    hit.passage.source) and self._about(reading.claim.triple, hit.passage):
-                values = unlisted_in(reading.claim, self.relations.names_of(reading.claim.triple), hit.passage.text)
+                    hit.passage.source) and not reader_view(triple, hit.passage.text).has_object:
+                values = unlisted_in(reading.claim, self.relations.names_of(reading.claim.triple),
+                                     self._said_of(reading.claim.triple, hit.passage))
                 reading.unlisted = None if values is None else Unlisted(hit, values)
         for reading in active:
             e = reading.evidence
@@ -303,18 +305,16 @@ class ReadingAgent:
         # the page is about the subject.
         for i in read:
             reading, passage = fresh[i][0], fresh[i][1].passage
-            about = self._about(reading.claim.triple, passage)
-            text = passage.text if about else self._said_of(reading.claim.triple, passage)
-            if about or text != passage.text:
-                names = self.relations.names_of(reading.claim.triple)
-                given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names, text,
-                                        infobox=about)
-                kept = 0
-                for value in given:
-                    if (other := stated_other(reading.claim, value)) is not None and keep(i, other):
-                        kept += 1
-                if given and kept == len(given):
-                    lined.add(i)
+            names = self.relations.names_of(reading.claim.triple)
+            given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names,
+                                    self._said_of(reading.claim.triple, passage),
+                                    infobox=self._about(reading.claim.triple, passage))
+            kept = 0
+            for value in given:
+                if (other := stated_other(reading.claim, value)) is not None and keep(i, other):
+                    kept += 1
+            if given and kept == len(given):
+                lined.add(i)
         return found, lined
 
     def _stated_instead(self, claim: Claim, passage: Passage, spans: list[Span]) -> str | None:
@@ -384,21 +384,21 @@ class ReadingAgent:
 
         title = passage.title if named(passage.title) else ""
         text = others_blanked(triple, ReadingAgent._said_of(triple, passage))
-        heading = first_line(text).strip()
-        if heading and heading[-1] not in ".!?" and not is_field(heading) and not named(heading):
+        heading = page_heading(text)
+        if heading and not named(heading):
             start = text.index(heading)
             text = text[:start] + " " * len(heading) + text[start + len(heading):]
         return replace(passage, text=text, title=title)
 
     @staticmethod
     def _said_of(triple: Triple, passage: Passage) -> str:
-        """The passage's text as what it may say of the triple's subject: a page not about the subject without its
-        key-value lines, which speak of the page's own subject (Wenna Pollard's `Birthplace: Harrowmere` is no
-        birthplace of Dorran Vess, whom her `Spouse(s)` line names), spaces for their characters."""
+        """The passage's text as what it may say of the triple's subject: without the key-value lines of cards not
+        its own, which speak of their own subjects (Wenna Pollard's `Birthplace: Harrowmere` is no birthplace of Dorran
+        Vess, whom her `Spouse(s)` line names), spaces for their characters."""
         text = passage.text
-        for _, _, start, end, heading in lines_of(text):
-            if not ReadingAgent._line_about(triple, passage, heading):
-                text = text[:start] + " " * (end - start) + text[end:]
+        for line in lines_of(text):
+            if not ReadingAgent._line_about(triple, passage, line.heading):
+                text = text[:line.start] + " " * (line.end - line.start) + text[line.end:]
         return text
 
     @staticmethod
@@ -409,29 +409,25 @@ class ReadingAgent:
 
     def _lined_elsewhere(self, claim: Claim, triple: Triple, passage: Passage) -> bool:
         """Whether the passage names the object (as `triple`, the claim for this passage, marks it) only as the value
-        of key-value lines that state it of another: on a page about the subject, under keys that name other relations
-        (`Starring: …, Tobin Ashgrove` for the film's director; `| Place of death | Dunmore Quay |` for her birth);
-        on a page whose heading names another, under any key (`Awards: Brass Compass Award` on Quillan Cross's card,
-        for his wife's award). A key that names no relation the predicates table knows may be the relation's own
-        (`Origin:` for where a band was formed): then the reader's score stands."""
-        holding = [(key, start, end, heading) for key, value, start, end, heading in lines_of(passage.text)
-                   if reader_view(triple, value).has_object]
+        of key-value lines that state it of another: on the subject's own card, under keys that name a rival relation
+        and not this one (`| Place of death | Dunmore Quay |` for her birth); on another's card, under any key (`Awards:
+        Brass Compass Award` on Quillan Cross's card, for his wife's award). A key of no rival (`Language:` for a film's
+        original language, `Origin:` for where a band was formed) keeps the reader's score."""
+        holding = [line for line in lines_of(passage.text) if reader_view(triple, line.value).has_object]
         if not holding:
             return False
         prose = list(passage.text)
-        for _, start, end, _ in holding:
-            prose[start:end] = " " * (end - start)
+        for line in holding:
+            prose[line.start:line.end] = " " * (line.end - line.start)
         if reader_view(triple, "".join(prose)).has_object:
             return False  # named in a sentence too, which the reader weighs
         names = self.relations.names_of(claim.triple)
         names = date_keys(names) if claim.kind is Kind.DATE else names
-        page = first_line(passage.text).strip().lstrip("#").strip()
-        headed = bool(page) and page[-1] not in ".!?" and not is_field(page)
-        for key, _, _, heading in holding:
-            if self._line_about(claim.triple, passage, heading):
-                if names_key(key, names) or self.relations.relation_named(key) is None:
-                    return False  # the relation's own line, or one whose key names no relation known
-            elif not (heading or headed):
+        for line in holding:
+            if self._line_about(claim.triple, passage, line.heading):
+                if names_key(line.key, names) or not self.relations.cues.names_rival(claim.triple, line.key):
+                    return False
+            elif not (line.heading or page_heading(passage.text)):
                 return False  # whose the line is, nothing says
         return True
 

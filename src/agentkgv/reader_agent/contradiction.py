@@ -18,7 +18,7 @@ from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
 from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
-from agentkgv.reader_agent.form_lines import is_field, listed_in_lines
+from agentkgv.reader_agent.form_lines import is_field, lines_of, listed_in_lines
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts
@@ -145,7 +145,9 @@ def others_blanked(triple: Triple, text: str) -> str:
     # A key-value line speaks of its page's subject: naming the subject there (`Spouse(s): … Dorran Vess` on Wenna
     # Pollard's card) makes what follows no more the subject's. Lines are found in the whole text, since a sentence
     # may end inside one ("(m. 1950); Dorran Vess").
-    prose = re.sub(r"[^\n]+", lambda line: " " * len(line.group(0)) if is_field(line.group(0)) else line.group(0), text)
+    prose = text
+    for line in lines_of(text):
+        prose = prose[:line.start] + " " * (line.end - line.start) + prose[line.end:]
     for start, end in sentence_spans(text):
         sentence = text[start:end]
         if names_subject(triple, prose[start:end]):

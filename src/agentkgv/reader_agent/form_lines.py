@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import FUNCTION_WORDS, folded_words
 
 # A key (a few words, starting with a letter), a colon, bar or tab, and a value on the rest of the line; a Markdown
 # table's row opens with a bar too (`| Place of birth | Pellingford |`).
@@ -35,9 +36,12 @@ _LONGEST_LIST = 400
 _TRAILS_OFF = re.compile(r"(?:\band (?:many )?others|\betc\b|\bamong others|\.\.\.|…|\band more)\W*$", re.I)
 # The event a date relation's names name, and the key a card writes its date under.
 _EVENT_KEYS = (("birth", "born"), ("death", "died"))
-_HEADING_WORDS = 12
-# Where a line's value runs on into a second sentence.
-_SENTENCES = re.compile(r"[.!?]\s+[A-Z]")  # a first line longer than this is a paragraph that may name anyone, not the page's heading
+_HEADING_WORDS = 12  # a first line longer than this is a paragraph that may name anyone, not the page's heading
+# Where a line's value runs on into a second sentence: a word's stop and a capitalised word, not an initial's
+# (`Samuel L. Jackson`, `St. Ives`).
+_SENTENCES = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z][a-z]")
+# A further cell in a row's value: a table of more than two columns.
+_CELLS = re.compile(r"\s\|\s|\t")
 # A wiki infobox's field: a bar, a key, an equals sign and a value up to the next field.
 _FIELD = re.compile(r"\|[ \t]*([^\W\d_][\w ()/'.-]{0,40}?)[ \t]*=([^|\n{}=]*)")
 _INFOBOX_FIELDS = 3
@@ -76,6 +80,13 @@ def is_field(line: str) -> bool:
     return _LINE.fullmatch(line.strip("\r")) is not None
 
 
+def page_heading(text: str) -> str:
+    """The heading a text opens with: its first line where that reads as one (no sentence, no key-value line), less a
+    Markdown heading's marks; "" where it opens with none."""
+    line = first_line(text).strip().lstrip("#").strip()
+    return line if line and line[-1] not in ".!?" and not is_field(line) else ""
+
+
 def first_line(text: str) -> str:
     """The text's first line where it reads as a heading (a page's title, a card's name), else ""."""
     line = next((line for line in text.splitlines() if line.strip()), "")
@@ -85,10 +96,9 @@ def first_line(text: str) -> str:
 def stated_in_lines(names: Sequence[str], text: str, infobox: bool = True) -> list[str]:
     """The values `text`'s key-value lines (and its infobox's fields, where `infobox`) give where the key is one of
     `names`, in the order written."""
-    keys = {tuple(folded_words(name)) for name in names}
     found: list[str] = []
     for key, given in _fields(text, infobox):
-        if tuple(folded_words(key)) not in keys or len(given) > _LONGEST:
+        if not names_key(key, names) or len(given) > _LONGEST:
             continue
         value = _cleaned(_CELL_END.split(_ADDED.sub(" ", given))[0])
         if value and value not in found:
@@ -96,31 +106,67 @@ def stated_in_lines(names: Sequence[str], text: str, infobox: bool = True) -> li
     return found
 
 
-def lines_of(text: str) -> list[tuple[str, str, int, int, str]]:
-    """`text`'s key-value lines (not an infobox's fields), each as its key, its value as written, where the line
-    starts and ends, and its card's heading: the nearest line before it that is no key-value line and no sentence
-    (`Samantha Stosur (Australia)` above her `Birthplace: Brisbane`, on a page of several players' cards), "" where
-    none is. A line whose value runs on into sentences (`News: Andy Roddick, the … player …. Born on …`) or reads as
-    one is prose."""
-    found = []
+class Line(NamedTuple):
+    """A key-value line: its key, its value as written, where it starts and ends in the text, and its card's heading
+    ("" where the page is one card, or none is)."""
+
+    key: str
+    value: str
+    start: int
+    end: int
+    heading: str
+
+
+def lines_of(text: str) -> list[Line]:
+    """`text`'s key-value lines (not an infobox's fields). On a page of several cards (a key given under two
+    headings: a results page's profile per player, a table per person) each line's heading is the nearest line before
+    it that is no key-value line, no sentence and no value continuing a key that ends in a colon (`Samantha Stosur
+    (Australia)` above her `Birthplace: Brisbane`); on a page of one card a section's heading (`Personal information`)
+    names no one, so it is "". A line whose value runs on into sentences or reads as one is prose, a row of more than
+    two cells a table's."""
+    found: list[Line] = []
     for m in _LINE.finditer(text):
         key, value = m.group(1), m.group(2)
-        if (len(value) > _LONGEST_LIST or _SENTENCES.search(value) or key.count("(") != key.count(")")
-                or len(value) > _LONGEST and value.endswith((".", "!", "?"))):
-            continue  # a sentence with a colon in it: "Womanlight (French: Clair de femme) is a 1979 film by …"
-        heading = ""
-        for line in reversed(text[:m.start()].splitlines()):
-            if any(c.isalpha() for c in line) and not is_field(line):  # a table's rule (`|---|---|`) is no heading
-                heading = line.strip() if len(line.split()) <= _HEADING_WORDS and line.strip()[-1] not in ".!?" else ""
-                break
-        found.append((m.group(1), m.group(2), m.start(), m.end(), heading))
+        if _prose(key, value) or _CELLS.search(value.rstrip(" |\t")):
+            continue
+        found.append(Line(key, value, m.start(), m.end(), _heading_above(text[:m.start()])))
+    headings: dict[tuple[str, ...], set[str]] = {}
+    for line in found:
+        headings.setdefault(key_words(line.key), set()).add(line.heading)
+    if not any(len(seen) > 1 for seen in headings.values()):
+        found = [line._replace(heading="") for line in found]
     return found
+
+
+def _prose(key: str, value: str) -> bool:
+    """Whether a line of a key, a colon and a value is a sentence with a colon in it ("Womanlight (French: Clair de
+    femme) is a 1979 film …", "Update: Orla Penhallow was born in Lembrook.")."""
+    return (len(value) > _LONGEST_LIST or _SENTENCES.search(value) is not None or key.count("(") != key.count(")")
+            or value.endswith((".", "!", "?")) and sum(word in FUNCTION_WORDS for word in folded_words(value)) >= 2)
+
+
+def _heading_above(before: str) -> str:
+    """The heading of a card whose line starts after `before`: the nearest line that is no key-value line, no
+    sentence and no value on a line of its own after a key ending in a colon; "" where that is none."""
+    lines = [line.strip() for line in before.splitlines() if any(c.isalpha() for c in line)]
+    for k in range(len(lines) - 1, -1, -1):
+        if is_field(lines[k]):
+            continue
+        if k > 0 and lines[k - 1].endswith(":"):
+            continue  # `Spouse(s):` over `Tom Brown (m. 1950)`: a value, not a heading
+        line = lines[k]
+        return line if len(line.split()) <= _HEADING_WORDS and line[-1] not in ".!?" else ""
+    return ""
+
+
+def key_words(key: str) -> tuple[str, ...]:
+    """A key's words as keys are compared: folded, without a plural's `(s)` (`Spouse(s)`)."""
+    return tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
 
 
 def names_key(key: str, names: Sequence[str]) -> bool:
     """Whether a line's `key` is one of `names` or its plural (`Awards`, `Spouse(s)`)."""
-    words = tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
-    return any(words in _plurals(tuple(folded_words(name))) for name in names)
+    return any(key_words(key) in _plurals(tuple(folded_words(name))) for name in names)
 
 
 def date_keys(names: Sequence[str]) -> tuple[str, ...]:

@@ -193,7 +193,7 @@ _SECOND_STATEMENT = re.compile(r"\b(?:and|but|before|later)\b|;")
 def last_statement(clause: str) -> str:
     """Of a clause that joins two statements, each with a value of its own, the last: "was born in Harrowmere and died
     in" gives "died in" (the object's statement); "was born and died in" is one statement of both."""
-    parts = _SECOND_STATEMENT.split(clause)
+    parts = [part for part in _SECOND_STATEMENT.split(clause) if part.strip()]  # "and later" joins once
     if len(parts) > 1 and any(word[:1].isupper() or word[:1].isdigit() for word in parts[-2].split()[1:]):
         return parts[-1]
     return clause
@@ -322,7 +322,7 @@ class RelationCues:
             at -= 1
         name: list[str] = []
         while at >= 0 and words[at][:1].isupper() and not _MARKS.match(words[at]):
-            name.insert(0, words[at].strip(",:'\"’s"))
+            name.insert(0, re.sub(r"['’]s?$", "", words[at].strip(",:'\"")))
             at -= 1
         folded = [fold_word(word) for word in name]
         subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
@@ -431,6 +431,12 @@ class RelationCues:
         lead = next((words[:i] for i in range(len(words)) for name in names
                      if name and words[i:i + len(name)] == name), None)
         return lead is not None and self._rival_only(key, set(_STEMMER.stemWords(lead)))
+
+    def names_rival(self, triple: Triple, key: str) -> bool:
+        """Whether a page's key (`Place of death`) names a rival of the triple's relation and not the relation: its
+        line gives that rival's value."""
+        relation = self._key(triple)
+        return relation is not None and self._rival_only(relation, set(_STEMMER.stemWords(folded_words(key))))
 
     def _rival_only(self, key: str, words: set[str]) -> bool:
         """Whether the stemmed `words` hold a cue of a rival of relation `key` and none of its own."""

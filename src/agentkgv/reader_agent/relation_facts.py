@@ -14,7 +14,6 @@ comma is where the first lies (`Cheltenham, Gloucestershire`), not a second valu
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
@@ -70,22 +69,6 @@ class RelationFacts:
 
     def label(self, triple: Triple) -> str:
         return self.names_of(triple)[0]
-
-    @functools.cached_property
-    def _by_key_words(self) -> dict[tuple[str, ...], str]:
-        return {tuple(folded_words(name)): names[0] for names in self.named.values() for name in names}
-
-    def relation_named(self, key: str) -> str | None:
-        """The label of the relation a page's key names (its label or an alias that names it alone, or their
-        plural), where the predicates table knows one."""
-        words = tuple(folded_words(re.sub(r"\(s\)\s*$", "", key.strip())))
-        found = self._by_key_words.get(words)
-        if found is None and words and words[-1].endswith("s"):
-            last = words[-1]
-            for single in (last[:-3] + "y" if last.endswith("ies") else "", last[:-1]):
-                if single and (found := self._by_key_words.get(words[:-1] + (single,))) is not None:
-                    break
-        return found
 
     def may_hold(self, value: str, triple: Triple) -> bool:
         """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)

@@ -60,7 +60,7 @@ def fit_calibration(evidence: Sequence[Evidence], gold: Sequence[bool], false_pr
 def fit_contradiction_ratio(verdicts: Sequence[Verdict]) -> float | None:
     """P(contradicted | true) / P(contradicted | false) among the verdicts no passage supported (each
     count with half a pseudo-count, so no contradiction is ever proof); None without both labels."""
-    unsupported = [v for v in verdicts if v.gold is not None
+    unsupported = [v for v in verdicts if v.gold is not None and not v.listed  # a list weighs as half of it
                    and v.outcome in (Finding.CONTRADICTED.value, Finding.NOT_ENOUGH_EVIDENCE.value)]
     true = [v for v in unsupported if v.gold]
     false = [v for v in unsupported if not v.gold]
