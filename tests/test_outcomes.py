@@ -14,7 +14,7 @@ from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, listed_in_lines, names_key,
-                                               stated_in_lines)
+                                               several_cards, stated_in_lines)
 from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -354,16 +354,17 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     serena = Triple("Serena Williams", "place of birth", "Saginaw")
     assert not cues.denies(serena, "[S:Serena Williams] won in Paris. Ms Williams was born in [O:Saginaw]")
     # The object's sentence opens with another's name: it tells of that one, unless its words lead on to the subject.
-    other = "[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo."
-    assert cues.led_by_another(birth, other) and cues.denies(birth, other)
-    assert cues.led_by_another(birth, "[S:Ada Vance] sang; Tobiah Venn was born in [O:Lund]")
-    assert cues.led_by_another(birth, "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.")
-    assert not cues.led_by_another(birth, "Venn's birthplace [O:Lund] is where [S:Ada Vance] was born too")
-    # A statement of no words of the relation or a rival's about the other: what it says is the reader's to weigh.
-    assert not cues.led_by_another(birth, "Salt Road is a band formed in [O:Lund] by singer [S:Ada Vance].")
-    assert not cues.led_by_another(birth, "[S:Ada Vance] sang. Vance, born in [O:Lund], drummed too.")
-    assert not cues.led_by_another(birth, "Born in [O:Lund], [S:Ada Vance] sang.")
-    assert not cues.led_by_another(birth, "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.")  # no name
+    others = ("[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo.",
+              "[S:Ada Vance] sang; Tobiah Venn was born in [O:Lund]",
+              "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.")
+    assert all(cues.led_by_another(birth, view) and cues.denies(birth, view) for view in others)
+    # Not another's: the words on to the subject state it; a statement of no words of the relation or a rival's (what
+    # it says is the reader's to weigh); her own surname; no name at all.
+    assert not any(cues.led_by_another(birth, view) for view in (
+        "Venn's birthplace [O:Lund] is where [S:Ada Vance] was born too",
+        "Salt Road is a band formed in [O:Lund] by singer [S:Ada Vance].",
+        "[S:Ada Vance] sang. Vance, born in [O:Lund], drummed too.", "Born in [O:Lund], [S:Ada Vance] sang.",
+        "Holders of the [O:Lund] stock sold, [S:Ada Vance] said."))
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
     # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
     runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")
@@ -599,7 +600,11 @@ def test_a_key_value_lines_card_is_the_heading_above_it_and_a_line_that_runs_on_
     # One card: a section's heading names no one. Initials are no sentence's end; a sentence with a colon is prose.
     one = lines_of("Orla Penhallow\nOrla is an engineer.\n\nPersonal information\nBirthplace: Lembrook\nStarring: "
                    "Samuel L. Jackson, Uma Thurman\nUpdate: Orla Penhallow was born in Lembrook in 1950.")
-    assert [(line.key, line.heading) for line in one] == [("Birthplace", ""), ("Starring", "")]
+    assert [(line.key, line.heading) for line in one] == [("Birthplace", "Personal information"),
+                                                          ("Starring", "Personal information")]
+    assert several_cards(lines) and not several_cards(one)
+    glued = lines_of("… the best in this franchise. Hardcore Henry\nYear: 2015\nRuntime: 1h 36m")
+    assert [line.heading for line in glued] == ["Hardcore Henry", "Hardcore Henry"]
     assert lines_of("| Member | Born | Birthplace |\n| Serra Vask | 1931 | Lundmere |") == []  # more than two cells
     assert names_key("Spouse(s)", ("spouse",)) and names_key("Subsidiaries", ("subsidiary",))
     assert not names_key("Place of death", ("place of birth", "birthplace"))

@@ -58,8 +58,8 @@ from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
                                                  other_values, others_blanked, stated_as_own, stated_other,
                                                  unlisted_in, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, names_key, page_heading,
-                                               stated_in_lines)
+from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, infobox_heading, lines_of, names_key,
+                                               page_heading, several_cards, stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -395,17 +395,20 @@ class ReadingAgent:
         """The passage's text as what it may say of the triple's subject: without the key-value lines of cards not
         its own, which speak of their own subjects (Wenna Pollard's `Birthplace: Harrowmere` is no birthplace of Dorran
         Vess, whom her `Spouse(s)` line names), spaces for their characters."""
-        text = passage.text
-        for line in lines_of(text):
-            if not ReadingAgent._line_about(triple, passage, line.heading):
+        text, lines = passage.text, lines_of(passage.text)
+        several = several_cards(lines)
+        for line in lines:
+            if not ReadingAgent._line_about(triple, passage, line, several):
                 text = text[:line.start] + " " * (line.end - line.start) + text[line.end:]
         return text
 
     @staticmethod
-    def _line_about(triple: Triple, passage: Passage, heading: str) -> bool:
-        """Whether a key-value line under `heading` (its card's, or "") speaks of the triple's subject: its card's
-        heading names it, or, with none, the page is about it."""
-        return names_subject(triple, heading) if heading else ReadingAgent._about(triple, passage)
+    def _line_about(triple: Triple, passage: Passage, line: Line, several: bool) -> bool:
+        """Whether a key-value line speaks of the triple's subject: the heading above it names the subject, or the page
+        is about the subject and the line is not under the heading of another of its `several` cards."""
+        if line.heading and names_subject(triple, line.heading):
+            return True
+        return ReadingAgent._about(triple, passage) and not (several and line.heading)
 
     def _lined_elsewhere(self, claim: Claim, triple: Triple, passage: Passage) -> bool:
         """Whether the passage names the object (as `triple`, the claim for this passage, marks it) only as the value
@@ -423,8 +426,9 @@ class ReadingAgent:
             return False  # named in a sentence too, which the reader weighs
         names = self.relations.names_of(claim.triple)
         names = date_keys(names) if claim.kind is Kind.DATE else names
+        several = several_cards(lines_of(passage.text))
         for line in holding:
-            if self._line_about(claim.triple, passage, line.heading):
+            if self._line_about(claim.triple, passage, line, several):
                 if names_key(line.key, names) or not self.relations.cues.names_rival(claim.triple, line.key):
                     return False
             elif not (line.heading or page_heading(passage.text)):

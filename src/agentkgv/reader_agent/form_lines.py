@@ -107,8 +107,8 @@ def stated_in_lines(names: Sequence[str], text: str, infobox: bool = True) -> li
 
 
 class Line(NamedTuple):
-    """A key-value line: its key, its value as written, where it starts and ends in the text, and its card's heading
-    ("" where the page is one card, or none is)."""
+    """A key-value line: its key, its value as written, where it starts and ends in the text, and the heading above it
+    ("" where none is)."""
 
     key: str
     value: str
@@ -118,24 +118,26 @@ class Line(NamedTuple):
 
 
 def lines_of(text: str) -> list[Line]:
-    """`text`'s key-value lines (not an infobox's fields). On a page of several cards (a key given under two
-    headings: a results page's profile per player, a table per person) each line's heading is the nearest line before
-    it that is no key-value line, no sentence and no value continuing a key that ends in a colon (`Samantha Stosur
-    (Australia)` above her `Birthplace: Brisbane`); on a page of one card a section's heading (`Personal information`)
-    names no one, so it is "". A line whose value runs on into sentences or reads as one is prose, a row of more than
-    two cells a table's."""
+    """`text`'s key-value lines (not an infobox's fields), each with its heading: the nearest line before it that is
+    no key-value line, no sentence and no value continuing a key that ends in a colon (`Samantha Stosur (Australia)`
+    above her `Birthplace: Brisbane` on a results page's profile per player), "" where none is. A line whose value
+    runs on into sentences or reads as one is prose, a row of more than two cells a table's."""
     found: list[Line] = []
     for m in _LINE.finditer(text):
         key, value = m.group(1), m.group(2)
         if _prose(key, value) or _CELLS.search(value.rstrip(" |\t")):
             continue
         found.append(Line(key, value, m.start(), m.end(), _heading_above(text[:m.start()])))
-    headings: dict[tuple[str, ...], set[str]] = {}
-    for line in found:
-        headings.setdefault(key_words(line.key), set()).add(line.heading)
-    if not any(len(seen) > 1 for seen in headings.values()):
-        found = [line._replace(heading="") for line in found]
     return found
+
+
+def several_cards(lines: list[Line]) -> bool:
+    """Whether `lines` are several cards': a key given under two headings. On a page of one card a heading above its
+    lines may be a section's (`Personal information`), which names no one."""
+    headings: dict[tuple[str, ...], set[str]] = {}
+    for line in lines:
+        headings.setdefault(key_words(line.key), set()).add(line.heading)
+    return any(len(seen) > 1 for seen in headings.values())
 
 
 def _prose(key: str, value: str) -> bool:
@@ -154,7 +156,8 @@ def _heading_above(before: str) -> str:
             continue
         if k > 0 and lines[k - 1].endswith(":"):
             continue  # `Spouse(s):` over `Tom Brown (m. 1950)`: a value, not a heading
-        line = lines[k]
+        # A page's text run together ends the sentence before a card's heading on its line: "… franchise. Hardcore Henry".
+        line = re.split(r"(?<=[a-z][.!?])\s+", lines[k])[-1]
         return line if len(line.split()) <= _HEADING_WORDS and line[-1] not in ".!?" else ""
     return ""
 
