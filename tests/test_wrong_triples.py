@@ -286,9 +286,10 @@ def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_re
     assert verdict.outcome == Finding.SUPPORTED.value and verdict.stated_instead is None
 
 
-def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_speaks_against_it(tmp_path):
-    # A film's card lists its cast in full: an actor it leaves out did not star, a contradiction weaker than another
-    # value of a relation with one value. An actor it names stars; a list that trails off states no full cast.
+def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_lowers_its_p_true(tmp_path):
+    # A film's card lists its cast in full: an actor it leaves out likely did not star, weaker evidence than another
+    # value of a relation with one value, since a card may list the leads only: not enough evidence, at a lower
+    # P(true), the list cited and given. An actor it names stars; a list that trails off states no full cast.
     pages = [Passage("p0", "The Lantern Keepers\nDirector: Wenna Pollard\nStarring: Corin Halloway, Tobiah Venn and "
                            "Ysolde Marrack\nRelease date: 1987\n\nThe Lantern Keepers is a drama about two brothers who "
                            "keep a lighthouse off Varnholm.", "The Lantern Keepers"),
@@ -296,13 +297,14 @@ def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_speaks_ag
                            "pilgrims' way to Lembrook.", "Salt Road")]
     agent = agent_over(pages, tmp_path)
     wrong = verify(agent, "The Lantern Keepers", "cast member", "Edda Quillfeather")
-    assert wrong.outcome == Finding.CONTRADICTED.value and wrong.verdict is False and wrong.listed, wrong
+    assert wrong.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and wrong.verdict is None and wrong.listed, wrong
     assert wrong.stated_instead == "Corin Halloway, Tobiah Venn, Ysolde Marrack" and wrong.evidence[0].id == "p0"
-    # Weaker than a contradiction: a P(true) between the contradiction's and the prior.
-    assert wrong.p_true is not None and 0.0 < wrong.p_true < 0.5
+    assert wrong.reason is not None and "Ysolde Marrack" in wrong.reason
     assert verify(agent, "The Lantern Keepers", "cast member", "Ysolde Marrack").outcome == Finding.SUPPORTED.value
     trailing = verify(agent, "Salt Road", "cast member", "Edda Quillfeather")
-    assert trailing.outcome != Finding.CONTRADICTED.value and trailing.verdict is not False, trailing
+    assert trailing.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and not trailing.listed, trailing
+    # Evidence against: a P(true) under that of the same silence without the list.
+    assert wrong.p_true is not None and trailing.p_true is not None and wrong.p_true < trailing.p_true
 
 
 def test_a_sentence_that_opens_with_another_name_states_that_ones_values_not_the_subjects(tmp_path):

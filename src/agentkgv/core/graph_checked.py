@@ -16,7 +16,7 @@ would put a small graph's supported population under 0.5 on DBpedia's share of w
 - A contradiction (another value stated) of a predicate the graph itself gives many subjects several values of
   (`GraphChecker.several_values`) does not stand: another genre, another capital over time or a city's borough
   for its city states nothing against the triple's value in such a graph. The documents' outcome is kept beside
-  it, and the triple is read as one they were silent on. A list a page gives in full without the object stands.
+  it, and the triple is read as one they were silent on.
 - Where they did not: the graph contradicts a triple that a strong finding is against, or whose P(true) falls
   below `GRAPH_FALSE_BELOW` where it knows the triple. The verdict is then false, its outcome "contradicted by
   the graph", its reason the finding's (or, for a low P(true), what lowered it most), and the documents' own
@@ -96,8 +96,8 @@ def as_read(verdict: Verdict, checker: GraphChecker) -> Verdict:
     several values of (`GraphChecker.several_values`) is a triple they were silent on, their outcome and the value
     they stated kept beside it. Any other verdict as it is. What the graph prior is fitted on (eval/graph_bench.py)
     and what it scores."""
-    if verdict.finding != Finding.CONTRADICTED.value or verdict.listed:
-        return verdict  # a list that leaves the object out speaks against it, however many values the graph gives
+    if verdict.finding != Finding.CONTRADICTED.value:
+        return verdict
     several = checker.several_values(claim_triple(verdict.triple).predicate)
     if several is None:
         return verdict

@@ -68,8 +68,8 @@ class Verdict:
     outcome: str | None = None
     # The value a cited passage states in the object's place, where it contradicts the triple.
     stated_instead: str | None = None
-    # Whether `stated_instead` is a list a page gives in full, the object not among it: evidence against the triple
-    # whatever number of values its relation takes (reader_agent/contradiction.py `Unlisted`).
+    # Whether `stated_instead` is a list a page gives in full, the object not among it: evidence against a triple of
+    # a relation with several values, which decides nothing (reader_agent/contradiction.py `Unlisted`).
     listed: bool = False
     # Why, in words, where no passage is the evidence (a value of a kind its relation does not take).
     reason: str | None = None

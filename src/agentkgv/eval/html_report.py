@@ -112,8 +112,6 @@ def write_review_csv(path: Path, queue: list[Verdict], below: float) -> None:
 def _why(v: Verdict, below: float) -> str:
     if v.verdict is None and v.reason:  # the documents decided, the graph disagreed
         return v.reason
-    if v.outcome == Finding.CONTRADICTED.value and v.listed:
-        return f"the first passage lists {v.stated_instead!r} in full, not it"
     if v.outcome == Finding.CONTRADICTED.value:
         return f"the first passage states {v.stated_instead!r} instead"
     if v.outcome == Finding.NOT_CHECKABLE.value:

@@ -5,8 +5,8 @@ Three named graphs under a base IRI:
   `rdf:predicate`, `rdf:object`: every store reads it, where RDF-star and RDF 1.2 triple terms are not yet
   read everywhere; with `triple_terms`, also RDF 1.2's `rdf:reifies <<( s p o )>>`, for stores that do), with `kgv:outcome` (`kgv:True`, `kgv:False`, `kgv:NotEnoughEvidence`, `kgv:NoAnswer`),
   `kgv:finding`, what the documents say where the method tells it (`kgv:Supported`, `kgv:Contradicted` with
-  `kgv:statedInstead`, the value the cited passage gives, and `kgv:listedInFull` true where that is a page's list of
-  the relation's values without the object, `kgv:NotEnoughEvidence`, `kgv:NotCheckable`),
+  `kgv:statedInstead`, the value the cited passage gives, `kgv:NotEnoughEvidence`, `kgv:NotCheckable`), and
+  `kgv:listedInFull` true where `kgv:statedInstead` is a page's list of the relation's values without the object,
   `kgv:confidence` and `kgv:probabilityTrue` (xsd:decimal), `kgv:searches`, `kgv:cites` for each passage it
   cites (`kgv:text`, `dcterms:title`, `dcterms:source`), and PROV-O: the verdict is a `prov:Entity`
   `prov:wasGeneratedBy` a `prov:Activity` (the run) with `kgv:method` and `prov:endedAtTime`;

@@ -27,8 +27,9 @@ class Absence(Protocol):
         """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`."""
         ...
 
-    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
-        """P(true) of a triple whose object a page's list of the relation's values leaves out."""
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        """The verdict and P(true) of a triple nothing supports whose object a page's list of the relation's values
+        leaves out."""
         ...
 
 
@@ -46,8 +47,8 @@ class AbsenceIsFalse:
         # The calibration was fitted on this kind of corpus, where a contradicted triple is an unsupported one.
         return calibration.probability(evidence)
 
-    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
-        return calibration.probability(evidence)
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        return self.unsupported(calibration, evidence, prior)  # silence counts already
 
 
 class AbsenceIsUnknown:
@@ -67,11 +68,10 @@ class AbsenceIsUnknown:
             return min(prior, 1.0 - p_other)
         return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio)
 
-    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> float:
-        if calibration.contradiction_ratio is None:
-            # Not fitted: weighed as silence alone, and no likelier true than the prior or than not.
-            return min(prior, 0.5, self._posterior(calibration, evidence, prior, 1.0))
-        return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio ** UNLISTED_WEIGHT)
+    def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        ratio = calibration.contradiction_ratio
+        # Not fitted: weighed as silence alone.
+        return None, self._posterior(calibration, evidence, prior, 1.0 if ratio is None else ratio ** UNLISTED_WEIGHT)
 
     def silence_ratio(self, calibration: Calibration, evidence: Evidence) -> float:
         """How much likelier the reading is for a true triple than for a false one, where the documents state
@@ -93,8 +93,9 @@ class AbsenceIsUnknown:
         return odds / (1.0 + odds)
 
 
-# A list that leaves the object out counts this share of a contradiction's weight (its log likelihood ratio): a page
-# may list only what its author thought the main values (a film's leads, a player's clubs of note).
+# A list that leaves the object out counts this share of a contradiction's weight (its log likelihood ratio) against
+# the triple, and decides nothing: a page may list only what its author thought the main values (a film's leads, a
+# player's clubs of note).
 UNLISTED_WEIGHT = 0.5
 # P(true) of a triple the documents say nothing about, where neither the run nor the reader's calibration
 # (`learn` fits one from reviews) gives a prior: nothing is known either way.

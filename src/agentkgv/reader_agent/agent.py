@@ -16,9 +16,9 @@ about the subject, where the documents give the value they hold instead.
 What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
 contradicted where no passage supports it and a trusted passage read states another value where its object
 stands (reader_agent/contradiction.py; the value reader's span or a page's key-value line,
-reader_agent/form_lines.py), which is then cited first, or, for a relation with several values, where a trusted
-page about the subject lists its values in a key-value line in full without the object (`Starring: …`), weighed as
-less than a contradiction (reader_agent/absence.py); not enough evidence otherwise, false only where
+reader_agent/form_lines.py), which is then cited first; not enough evidence otherwise (with a lower P(true), the list
+cited, where a trusted card of the subject's lists the values of a relation with several in full without the object:
+`Starring: …`), false only where
 the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
 (reader_agent/claims.py, which also reads dates and numbers as values, labels by name and categories as statements).
 A passage whose words between the names state a rival relation and not this one supports nothing
@@ -499,9 +499,9 @@ class ReadingAgent:
             p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
         elif reading.unlisted is not None:
-            finding, verdict, listed = Finding.CONTRADICTED, False, True
-            stated_instead = ", ".join(reading.unlisted.values)
-            p_true = self.absence.unlisted(calibration, reading.evidence, prior)
+            # A page may list only the values its author thought the main ones (a film's leads): a person decides.
+            finding, listed, stated_instead = Finding.NOT_ENOUGH_EVIDENCE, True, ", ".join(reading.unlisted.values)
+            verdict, p_true = self.absence.unlisted(calibration, reading.evidence, prior)
             cited = [reading.unlisted.hit]
         elif calibration.settles(reading.everything):
             # Only a distrusted source supports it: a person decides.
@@ -523,4 +523,5 @@ class ReadingAgent:
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
             outcome=finding.value, stated_instead=stated_instead, listed=listed, withheld=reading.withheld,
             reason=reading.misfit.reason() if reading.misfit is not None else (
-                SELF_CLAIM if claim.names_itself() else None))
+                SELF_CLAIM if claim.names_itself() else f"a page lists its values in full without it: {stated_instead}"
+                if listed else None))
