@@ -1,13 +1,15 @@
 """A web page's key-value lines: `Location of death: Santa Barbara, CA` gives the page's subject's place of death.
 
 Pages state facts about their subject as lines of a key and a value (an infobox or a profile card as text, a
-two-column table written as `Key | Value` rows, Markdown's `| Key | Value |` among them). The value reader, which reads sentences, misses many of them.
+two-column table written as `Key | Value` rows, Markdown's `| Key | Value |` among them). The value reader, which
+reads sentences, misses many of them.
 A line gives a relation's value where its key is the relation's label or one of the aliases that name it alone
 (`Birthplace`, `Place of Birth`, `Location of death`, `Team`), in any case. The value is the rest of the line,
 less what a page adds to a value (a reference mark `[1]`, a parenthesis: `Eliot Kennedy (m. 2006–2010)`, the
-next cell of a row); a line that gives none (`Unknown`) gives nothing. The line speaks of the page's subject
-only, so the agent reads it for a claim only where the passage's title, or its first line where that reads as a
-heading, names the claim's subject: a profile of Serena Williams gives Venus no birthplace. A wiki infobox writes its
+next cell of a row); a line that gives none (`Unknown`) gives nothing. The line speaks of its card's subject
+only, so the agent reads it for a claim where the heading above it names the claim's subject, or where the page is
+about the subject (its title, or its first line where that reads as a heading, names it) and the line is under no
+other card's heading: a profile of Serena Williams gives Venus no birthplace. A wiki infobox writes its
 fields several to a line (`| birth_place = Wilmette, Illinois | height = …`), a key's words joined by underscores;
 its `name` field, else the file name of its `image`, is its heading.
 """
@@ -156,7 +158,8 @@ def _heading_above(before: str) -> str:
             continue
         if k > 0 and lines[k - 1].endswith(":"):
             continue  # `Spouse(s):` over `Tom Brown (m. 1950)`: a value, not a heading
-        # A page's text run together ends the sentence before a card's heading on its line: "… franchise. Hardcore Henry".
+        # A page's text run together ends the sentence before a card's heading on its line ("… franchise. Hardcore
+        # Henry").
         line = re.split(r"(?<=[a-z][.!?])\s+", lines[k])[-1]
         return line if len(line.split()) <= _HEADING_WORDS and line[-1] not in ".!?" else ""
     return ""
