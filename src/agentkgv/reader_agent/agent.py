@@ -215,7 +215,7 @@ class ReadingAgent:
                 reading.withhold([Withheld(hit.passage.id, hit.passage.source, self.distrusted.why)])
             else:
                 reading.evidence = reading.evidence.add(float(score), named, view.has_subject)
-        for reading, hit, triple in zip([r for r, _ in fresh], [h for _, h in fresh], triples):
+        for (reading, hit), triple in zip(fresh, triples):
             # A list on a card of the subject's; a page that names the object in a sentence as well may add to it.
             if reading.unlisted is None and self.reads_lists(reading) and not self.distrusted.covers(
                     hit.passage.source) and not reader_view(triple, hit.passage.text).has_object:
@@ -377,8 +377,8 @@ class ReadingAgent:
         """A passage as the value reader reads it for the triple's subject: what it tells of others blanked
         (`others_blanked`), and its title, or the heading its text opens with (a line of no sentence, no key-value
         line), only where that names the subject. A page's title that names another thing offers the reader a value
-        that is none of the subject's: "People of the valley" gives a birthplace "valley". A page not about the subject
-        is read without its key-value lines, which speak of the page's own subject."""
+        that is none of the subject's: "People of the valley" gives a birthplace "valley". It is read without the
+        key-value lines of cards not the subject's (`_said_of`)."""
         def named(heading: str) -> bool:
             return names_subject(triple, heading.replace("_", " "))
 
@@ -416,7 +416,8 @@ class ReadingAgent:
         and not this one (`| Place of death | Dunmore Quay |` for her birth); on another's card, under any key (`Awards:
         Brass Compass Award` on Quillan Cross's card, for his wife's award). A key of no rival (`Language:` for a film's
         original language, `Origin:` for where a band was formed) keeps the reader's score."""
-        holding = [line for line in lines_of(passage.text) if reader_view(triple, line.value).has_object]
+        lines = lines_of(passage.text)
+        holding = [line for line in lines if reader_view(triple, line.value).has_object]
         if not holding:
             return False
         prose = list(passage.text)
@@ -426,12 +427,12 @@ class ReadingAgent:
             return False  # named in a sentence too, which the reader weighs
         names = self.relations.names_of(claim.triple)
         names = date_keys(names) if claim.kind is Kind.DATE else names
-        several = several_cards(lines_of(passage.text))
+        several, headed = several_cards(lines), bool(page_heading(passage.text))
         for line in holding:
             if self._line_about(claim.triple, passage, line, several):
                 if names_key(line.key, names) or not self.relations.cues.names_rival(claim.triple, line.key):
                     return False
-            elif not (line.heading or page_heading(passage.text)):
+            elif not (line.heading or headed):
                 return False  # whose the line is, nothing says
         return True
 

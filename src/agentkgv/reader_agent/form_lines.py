@@ -16,6 +16,8 @@ its `name` field, else the file name of its `image`, is its heading.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -31,7 +33,7 @@ _CELL_END = re.compile(r"\s*(?:\||\t|;)")
 _LONGEST = 80  # characters: a longer rest of a line is prose, not a value
 # What a card writes where it knows no value: no value to set against the claim's.
 _NO_VALUE = frozenset({"unknown", "not known", "none", "n a", "na", "tba", "tbd", "various", "other"})
-# A list in a line: its values apart at commas, semicolons and a last "and"; the longest line read as one.
+# A list in a line: its values apart at commas, semicolons and every "and"; the longest line read as one.
 _LIST_SEPARATOR = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
 _LIST_AT_LEAST = 2
 _LONGEST_LIST = 400
@@ -124,16 +126,27 @@ def lines_of(text: str) -> list[Line]:
     no key-value line, no sentence and no value continuing a key that ends in a colon (`Samantha Stosur (Australia)`
     above her `Birthplace: Brisbane` on a results page's profile per player), "" where none is. A line whose value
     runs on into sentences or reads as one is prose, a row of more than two cells a table's."""
+    return list(_lines_of(text))
+
+
+# A turn asks each passage's lines for every claim it is read for, several times.
+@functools.lru_cache(maxsize=4096)
+def _lines_of(text: str) -> tuple[Line, ...]:
+    starts, rows = [], []  # each line of words: where it starts, and its text
+    for row in re.finditer(r"[^\n]+", text):
+        if any(c.isalpha() for c in row.group(0)):
+            starts.append(row.start())
+            rows.append(row.group(0).strip())
     found: list[Line] = []
     for m in _LINE.finditer(text):
         key, value = m.group(1), m.group(2)
         if _prose(key, value) or _CELLS.search(value.rstrip(" |\t")):
             continue
-        found.append(Line(key, value, m.start(), m.end(), _heading_above(text[:m.start()])))
-    return found
+        found.append(Line(key, value, m.start(), m.end(), _heading_above(rows[:bisect.bisect_left(starts, m.start())])))
+    return tuple(found)
 
 
-def several_cards(lines: list[Line]) -> bool:
+def several_cards(lines: Sequence[Line]) -> bool:
     """Whether `lines` are several cards': a key given under two headings. On a page of one card a heading above its
     lines may be a section's (`Personal information`), which names no one."""
     headings: dict[tuple[str, ...], set[str]] = {}
@@ -149,10 +162,10 @@ def _prose(key: str, value: str) -> bool:
             or value.endswith((".", "!", "?")) and sum(word in FUNCTION_WORDS for word in folded_words(value)) >= 2)
 
 
-def _heading_above(before: str) -> str:
-    """The heading of a card whose line starts after `before`: the nearest line that is no key-value line, no
-    sentence and no value on a line of its own after a key ending in a colon; "" where that is none."""
-    lines = [line.strip() for line in before.splitlines() if any(c.isalpha() for c in line)]
+def _heading_above(lines: list[str]) -> str:
+    """The heading of a card whose line follows `lines` (the text's lines of words before it): the nearest that is no
+    key-value line, no sentence and no value on a line of its own after a key ending in a colon; "" where that is
+    none."""
     for k in range(len(lines) - 1, -1, -1):
         if is_field(lines[k]):
             continue
