@@ -356,7 +356,10 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     # The object's sentence opens with another's name: it tells of that one, unless its words lead on to the subject.
     others = ("[S:Ada Vance] sang. Tobiah Venn, born in [O:Lund], drummed; Vance was born in Oslo.",
               "[S:Ada Vance] sang; Tobiah Venn was born in [O:Lund]",
-              "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.")
+              "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.",
+              # She is named only in an aside on his name: the words after it are his statement.
+              "Tobiah Venn, a drummer who toured with [S:Ada Vance] and Edwin Marsh, was born in [O:Lund].",
+              "Tobiah Venn, whose band [S:Ada Vance] joined, was later born in [O:Lund].")
     assert all(cues.led_by_another(birth, view) and cues.denies(birth, view) for view in others)
     # Not another's: the words on to the subject state it; a statement of no words of the relation or a rival's (what
     # it says is the reader's to weigh); her own surname; no name at all.
@@ -364,7 +367,9 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
         "Venn's birthplace [O:Lund] is where [S:Ada Vance] was born too",
         "Salt Road is a band formed in [O:Lund] by singer [S:Ada Vance].",
         "[S:Ada Vance] sang. Vance, born in [O:Lund], drummed too.", "Born in [O:Lund], [S:Ada Vance] sang.",
-        "Holders of the [O:Lund] stock sold, [S:Ada Vance] said."))
+        "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.",
+        "[S:Ada Vance], a singer, was born in [O:Lund]", "Her husband, [S:Ada Vance], was born in [O:Lund]",
+        "Tobiah Venn, who married [S:Ada Vance], said she was born in [O:Lund]"))
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
     # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
     runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")

@@ -184,6 +184,9 @@ _SENTENCE_END = re.compile(r"[.!?]\s|\n")
 # was born in", "Ashgrove later starred in".
 _VERB_WORDS = frozenset({"who", "which", "was", "were", "is", "are", "had", "has", "have", "been", "being", "later",
                          "also", "then", "first", "once", "herself", "himself"})
+# Another's name, two to four capitalised words, and an aside on it up to where the subject is named: "Mickey Rose, a
+# writer who grew up with".
+_ASIDE = re.compile(r"(?:^|[^\w,] )((?:[A-Z][\w'’.-]*\s){1,3}[A-Z][\w'’.-]*), (?:a|an|the|who|whose|whom|one)\s[^,;:]*$")
 # Where a statement ends: a sentence, a line, or a semicolon.
 _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 # Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
@@ -306,7 +309,9 @@ class RelationCues:
         else:
             parts = _STATEMENT_END.split(_BRACKET.sub(" ", view[first[2]:second[1]]))
             if len(parts) < 2:
-                return False  # the statement that names the object names the subject before it
+                # The statement that names the object names the subject before it: its own, unless only in an aside
+                # on another's name.
+                return self._aside_on_another(triple, view, first, second, cues)
             opening = parts[-1]
         # A statement after a semicolon has a subject of its own, as a value after a key's colon has the page's (a
         # card's lines run together in a view); one in brackets is an aside.
@@ -331,6 +336,28 @@ class RelationCues:
             return False
         # A sentence opens with a capital: one word is a name only where it is written so within a sentence too.
         return len(name) > 1 or re.search(rf"[a-z,] {re.escape(name[0])}\b", view) is not None
+
+    @staticmethod
+    def _aside_on_another(triple: Triple, view: str, first: tuple[str, int, int], second: tuple[str, int, int],
+                          cues: frozenset[str]) -> bool:
+        """Whether the subject (the `first` mark) is named only in an aside on another's name, between commas, and
+        the relation's words (or a rival's) after the aside are that name's verb: "Mickey Rose, a writer who grew up
+        with [S], died in [O]" and "Tobiah Venn, whose band [S] joined, was born in [O]" tell of Rose and Venn."""
+        before = _MARKS.sub(lambda mark: mark.group(0)[3:-1], _STATEMENT_END.split(_BRACKET.sub(" ", view[:first[1]]))[-1])
+        aside = _ASIDE.search(before)
+        if aside is None:
+            return False
+        name = [fold_word(word) for word in aside.group(1).split()]
+        subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
+        if any(w in FUNCTION_WORDS or w in MONTHS or w in subject for w in name):
+            return False
+        # The aside ends at a comma after the subject; the words after it, past a few of a verb, are the relation's.
+        for part in _BRACKET.sub(" ", view[first[2]:second[1]]).split(",")[1:]:
+            words = part.split()
+            lead = next((i for i, word in enumerate(words) if fold_word(word) not in _VERB_WORDS), len(words))
+            if lead < len(words) and set(_STEMMER.stemWords(folded_words(words[lead]))) & cues:
+                return True
+        return False
 
     def opposes(self, key: str, view: str) -> bool:
         """Whether the words right before the object's mark name it as the subject's opponent ("[S] scored 30 points
