@@ -369,7 +369,8 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
         "[S:Ada Vance] sang. Vance, born in [O:Lund], drummed too.", "Born in [O:Lund], [S:Ada Vance] sang.",
         "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.",
         "[S:Ada Vance], a singer, was born in [O:Lund]", "Her husband, [S:Ada Vance], was born in [O:Lund]",
-        "Tobiah Venn, who married [S:Ada Vance], said she was born in [O:Lund]"))
+        "Tobiah Venn, who married [S:Ada Vance], said she was born in [O:Lund]",
+        "Tobiah Venn, whose wife [S:Ada Vance] was, like him, born in [O:Lund]"))
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
     # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
     runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")

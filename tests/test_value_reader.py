@@ -18,6 +18,11 @@ def test_a_value_is_another_only_where_it_names_neither_side_and_differs_as_a_va
     assert stated_other(born, "Dunholt") == "Dunholt"
     assert stated_other(born, "Marrowick") is None and stated_other(born, "Marrowick, Elderland") is None
     assert stated_other(born, "Quillfeather") is None
+    genre = Claim.of(Triple("Ansel Brightwater", "genre", "symphony"))
+    assert stated_other(genre, "symphonies") is None and stated_other(genre, "sympathy") == "sympathy"
+    # Only a word in lower case is put in the singular: a name's final s is its own; nor are two words of one stem one.
+    assert stated_other(Claim.of(Triple("Ansel Brightwater", "named after", "William")), "Williams") == "Williams"
+    assert stated_other(Claim.of(Triple("Ansel Brightwater", "genre", "animation")), "anime") == "anime"
     date = Claim.of(Triple("Ansel Brightwater", "date of birth", "1931-03-12"))
     assert stated_other(date, "12 March 1931") is None and stated_other(date, "4 May 2004") == "4 May 2004"
     people = Claim.of(Triple("Marrowick", "population", "31,000"))

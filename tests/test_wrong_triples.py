@@ -391,3 +391,30 @@ def test_a_section_heading_or_a_value_on_its_own_line_is_no_other_card(tmp_path)
     other = verify(agent, "Quillan Cross", "place of birth", "Harrowmere")
     assert (other.outcome, other.stated_instead) == (Finding.CONTRADICTED.value, "Fenwick Hollow"), other
     assert verify(agent, "Serra Vask", "place of birth", "Lundmere").verdict is not False
+
+
+def test_a_value_stated_with_the_relations_words_is_given_before_one_stated_without(agent):
+    from agentkgv.reader_agent.claims import Claim
+    from agentkgv.reader_agent.value_reader import Span
+
+    text = "Ansel Brightwater's career in Hollywood spanned six decades. Ansel Brightwater was born in Wilmette."
+    claim, page = Claim.of(Triple("Ansel Brightwater", "place of birth", "Beverly Hills")), Passage("p", text, "")
+    hollywood, wilmette = (Span(name, 3.0 - k, text.index(name)) for k, name in enumerate(("Hollywood", "Wilmette")))
+    assert agent._stated_instead(claim, page, [hollywood, wilmette]) == "Wilmette"
+    assert agent._stated_instead(claim, page, [hollywood]) == "Hollywood"  # none with them: the best span
+
+
+def test_a_contradiction_stated_with_the_relations_words_is_kept_before_a_likelier_one_without(agent):
+    from agentkgv.retrieval.base import Hit
+
+    career = Hit(Passage("p0", "Ansel Brightwater's career in Hollywood spanned six decades.", ""), 1.0, 1)
+    born = Hit(Passage("p1", "Ansel Brightwater was born in Wilmette.", ""), 1.0, 2)
+    reading = agent.start(LabeledTriple("t", Triple("Ansel Brightwater", "place of birth", "Beverly Hills")))
+    agent._weigh_other(reading, career, "Hollywood", 6.0)
+    agent._weigh_other(reading, born, "Wilmette", 4.0)
+    agent._weigh_other(reading, career, "Hollywood", 8.0)
+    assert reading.contradiction is not None and reading.contradiction.value == "Wilmette"
+    # A card's line states its value by its key; of two so stated, the likelier is kept.
+    card = Hit(Passage("p2", "Ansel Brightwater\nBirthplace: Tessaby\nOccupation: Actor", "Ansel Brightwater"), 1.0, 3)
+    agent._weigh_other(reading, card, "Tessaby", 5.0)
+    assert reading.contradiction.value == "Tessaby"

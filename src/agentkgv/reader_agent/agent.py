@@ -271,8 +271,7 @@ class ReadingAgent:
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
             # Motown" gives no record label "jazz".
-            other = reading.claim.with_object(value)
-            if not stated_as_own(self.relations, other, reader_view(other, hit.passage.text).text):
+            if not self._states_as_own(reading.claim, value, hit.passage.text):
                 continue
             if unknown and self._gives_instead(reading, scores[i], logit) or (
                     self._reads_true(reading, logit) and self.relations.cues.leads_first_to(
@@ -304,11 +303,8 @@ class ReadingAgent:
         # its `Location of death` line gives the death's (reader_agent/form_lines.py). An infobox's fields only where
         # the page is about the subject.
         for i in read:
-            reading, passage = fresh[i][0], fresh[i][1].passage
-            names = self.relations.names_of(reading.claim.triple)
-            given = stated_in_lines(date_keys(names) if reading.claim.kind is Kind.DATE else names,
-                                    self._said_of(reading.claim.triple, passage),
-                                    infobox=self._about(reading.claim.triple, passage))
+            reading = fresh[i][0]
+            given = self._line_values(reading.claim, fresh[i][1].passage)
             kept = 0
             for value in given:
                 if (other := stated_other(reading.claim, value)) is not None and keep(i, other):
@@ -325,23 +321,42 @@ class ReadingAgent:
         between the subject and it and no rival's alone in the clause next to it (`contradiction.stated_as_own`:
         "lived there from 1968" is no death in 1968). A name is of a kind, which says
         more of it than its words (`_alike`), but not one whose clause states another relation: "born in Kelvercombe
-        in 1901 and died in Porthkennack" gives Porthkennack as the death's place."""
+        in 1901 and died in Porthkennack" gives Porthkennack as the death's place; and one stated with the relation's
+        words comes before a better span stated without them ("career in Hollywood … was born in Wilmette")."""
         read = context(passage.text, passage.title)
+        unworded = None  # the first name stated without the relation's words, given where none is stated with them
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             if claim.kind is Kind.ENTITY:
                 if writes_as_region(claim.triple, read[:span.start]) or common_for_proper(claim, span.text):
                     continue  # "born in Alexandra, Victoria": the object written with its region; "valley" for a town
                 if self._stated_here(claim, read, span):
                     # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
-                    return stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
+                    other = stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
+                    if other is None:
+                        # The claim's own value or the subject's name: stated with the relation's words, it outweighs a
+                        # value stated without them before it.
+                        return None if self._states_as_own(claim, claim.triple.object, passage.text) else unworded
+                    if self._states_as_own(claim, other, passage.text):
+                        return other
+                    unworded = unworded or other
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
             elif (other := stated_other(claim, span.text)) is None:
                 return None
-            elif stated_as_own(self.relations, claim.with_object(other),
-                               reader_view(claim.with_object(other), passage.text).text):
+            elif self._states_as_own(claim, other, passage.text):
                 return other
-        return None
+        return unworded
+
+    def _line_values(self, claim: Claim, passage: Passage) -> list[str]:
+        """The values the passage's key-value lines that speak of the subject give for the claim's relation."""
+        names = self.relations.names_of(claim.triple)
+        return stated_in_lines(date_keys(names) if claim.kind is Kind.DATE else names,
+                               self._said_of(claim.triple, passage), infobox=self._about(claim.triple, passage))
+
+    def _states_as_own(self, claim: Claim, value: str, text: str) -> bool:
+        """Whether `text` states `value` as the claim's relation's, with its words (`contradiction.stated_as_own`)."""
+        other = claim.with_object(value)
+        return stated_as_own(self.relations, other, reader_view(other, text).text)
 
     def _stated_here(self, claim: Claim, read: str, span: Span) -> bool:
         """Whether the words at a span's place in `read` (the passage as the value reader read it) may state the
@@ -462,16 +477,21 @@ class ReadingAgent:
         """Whether a passage that supports the claim (its `score`) reads at least as well with another value (`logit`)."""
         return logit >= score and self._reads_true(reading, float(score))
 
-    @staticmethod
-    def _weigh_other(reading: Reading, hit: Hit, value: str, logit: float) -> None:
+    def _weigh_other(self, reading: Reading, hit: Hit, value: str, logit: float) -> None:
         """Keep the passage as the triple's contradiction where the calibration would call the triple with
-        `value` true, and more surely than any kept so far."""
+        `value` true, and more surely than any kept so far; one that states the value with the relation's words, or as
+        the value of its key-value line, before one that does not ("was born in Wilmette" before "Heston's career in
+        Hollywood")."""
         calibration = reading.judge.calibration
         assert calibration is not None
         p_other = calibration.probability(Evidence().add(logit, True, True))
+        if p_other < calibration.true_at:
+            return
+        worded = (any(value in line for line in self._line_values(reading.claim, hit.passage))
+                  or self._states_as_own(reading.claim, value, hit.passage.text))
         best = reading.contradiction
-        if p_other >= calibration.true_at and (best is None or p_other > best.p_other):
-            reading.contradiction = Contradiction(hit, value, p_other)
+        if best is None or (worded, p_other) > (best.worded, best.p_other):
+            reading.contradiction = Contradiction(hit, value, p_other, worded)
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         if self.main.calibration is None:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from agentkgv.data.records import Triple
-from agentkgv.data.text import FUNCTION_WORDS, fold, folded_words
+from agentkgv.data.text import FUNCTION_WORDS, fold, fold_word, folded_words
 from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.claims import Claim, Kind, same_name
 from agentkgv.reader_agent.form_lines import is_field, lines_of, listed_in_lines
@@ -33,6 +33,7 @@ class Contradiction:
     hit: Hit
     value: str
     p_other: float  # P(true) of the triple with `value`, by the judge's calibration
+    worded: bool  # whether the passage states the value with the relation's words or as its key-value line's
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +81,8 @@ def stated_other(claim: Claim, value: str) -> str | None:
     """`value` (what a passage gives for the claim's subject and relation: the value reader's span or a key-value
     line's) where it is another value than the claim's: another date or number (compared as values), or a name
     that is neither the object's nor the subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for
-    `Alexandra, Victoria`), nor names the same place with its region written otherwise (`Santa Barbara, CA` for
-    `Santa Barbara, California`)."""
+    `Alexandra, Victoria`), nor is one of them in another number (`symphonies` for `symphony`, `singular`), nor names
+    the same place with its region written otherwise (`Santa Barbara, CA` for `Santa Barbara, California`)."""
     if claim.date is not None:
         return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
     if claim.number is not None:
@@ -92,11 +93,28 @@ def stated_other(claim: Claim, value: str) -> str | None:
     head = folded_words(value.split(",")[0])
     for name in (*claim.triple.object_names, *claim.triple.subject_names):
         theirs = set(folded_words(name))
-        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)):
+        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)) or singular(value) == singular(name):
             return None
         if "," in value and head == folded_words(name.split(",")[0]):
             return None
     return value
+
+
+# English plural endings and what each stands for in the singular, the longest first. Written out because the
+# dependencies hold no lemmatizer, and a stemmer joins words of two meanings ("anime" and "animation").
+_PLURALS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("s", ""))
+
+
+def singular(value: str) -> tuple[str, ...]:
+    """The folded words of `value`, each written in lower case put in the singular ("symphonies": `symphony`); a
+    capitalised word is a name, whose final s is its own ("Williams")."""
+    def one(word: str) -> str:
+        folded = fold_word(word)
+        if not word[:1].islower() or folded.endswith(("ss", "us", "is")):
+            return folded
+        return next((folded[:-len(plural)] + own for plural, own in _PLURALS
+                     if folded.endswith(plural) and len(folded) > len(plural) + 2), folded)
+    return tuple(one(word) for word in re.findall(r"[\w'’-]+", value))
 
 
 def writes_as_region(triple: Triple, before: str) -> bool:

@@ -185,7 +185,8 @@ _SENTENCE_END = re.compile(r"[.!?]\s|\n")
 _VERB_WORDS = frozenset({"who", "which", "was", "were", "is", "are", "had", "has", "have", "been", "being", "later",
                          "also", "then", "first", "once", "herself", "himself"})
 # Another's name, two to four capitalised words, and an aside on it up to where the subject is named: "Mickey Rose, a
-# writer who grew up with".
+# writer who grew up with". The name opens its statement, no comma before it: in a list ("Oslo, Tobiah Venn, who …")
+# whose name the aside is on, the commas do not say.
 _ASIDE = re.compile(r"(?:^|[^\w,] )((?:[A-Z][\w'’.-]*\s){1,3}[A-Z][\w'’.-]*), (?:a|an|the|who|whose|whom|one)\s[^,;:]*$")
 # Where a statement ends: a sentence, a line, or a semicolon.
 _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
@@ -227,6 +228,14 @@ def relative_clause(after: str) -> str:
         if not (_names_only(clause) or _DATE_CLAUSE.fullmatch(clause)):
             return clause if _RELATIVE.match(clause) else ""
     return ""
+
+
+def _names_another(triple: Triple, name: list[str], cues: frozenset[str]) -> bool:
+    """Whether the words `name` name someone other than the triple's subject: none a function word, a month, a word
+    of the subject's names or a cue of the relation or a rival's."""
+    subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
+    return not any(w in FUNCTION_WORDS or w in MONTHS or w in subject or _STEMMER.stemWord(w) in cues
+                   for w in (fold_word(word) for word in name))
 
 
 @dataclass(frozen=True)
@@ -329,10 +338,7 @@ class RelationCues:
         while at >= 0 and words[at][:1].isupper() and not _MARKS.match(words[at]):
             name.insert(0, re.sub(r"['’]s?$", "", words[at].strip(",:'\"")))
             at -= 1
-        folded = [fold_word(word) for word in name]
-        subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
-        if not name or any(w in FUNCTION_WORDS or w in MONTHS or w in subject or _STEMMER.stemWord(w) in cues
-                           for w in folded):
+        if not name or not _names_another(triple, name, cues):
             return False
         # A sentence opens with a capital: one word is a name only where it is written so within a sentence too.
         return len(name) > 1 or re.search(rf"[a-z,] {re.escape(name[0])}\b", view) is not None
@@ -347,17 +353,14 @@ class RelationCues:
         aside = _ASIDE.search(before)
         if aside is None:
             return False
-        name = [fold_word(word) for word in aside.group(1).split()]
-        subject = {w for n in triple.subject_names for w in folded_words(without_disambiguation(n))}
-        if any(w in FUNCTION_WORDS or w in MONTHS or w in subject for w in name):
+        parts = _BRACKET.sub(" ", view[first[2]:second[1]]).split(",")
+        if len(parts) < 2 or not _names_another(triple, aside.group(1).split(), cues):
             return False
-        # The aside ends at a comma after the subject; the words after it, past a few of a verb, are the relation's.
-        for part in _BRACKET.sub(" ", view[first[2]:second[1]]).split(",")[1:]:
-            words = part.split()
-            lead = next((i for i, word in enumerate(words) if fold_word(word) not in _VERB_WORDS), len(words))
-            if lead < len(words) and set(_STEMMER.stemWords(folded_words(words[lead]))) & cues:
-                return True
-        return False
+        # The aside ends at the first comma after the subject; the words right after it, past a few of a verb, are the
+        # relation's ("…, like him, born in" is no verb of Venn's).
+        words = parts[1].split()
+        lead = next((i for i, word in enumerate(words) if fold_word(word) not in _VERB_WORDS), len(words))
+        return lead < len(words) and bool(set(_STEMMER.stemWords(folded_words(words[lead]))) & cues)
 
     def opposes(self, key: str, view: str) -> bool:
         """Whether the words right before the object's mark name it as the subject's opponent ("[S] scored 30 points
