@@ -90,10 +90,10 @@ def stated_other(claim: Claim, value: str) -> str | None:
     words = set(folded_words(value))
     if not words:
         return None
-    head = folded_words(value.split(",")[0])
+    head, one = folded_words(value.split(",")[0]), singular(value)
     for name in (*claim.triple.object_names, *claim.triple.subject_names):
         theirs = set(folded_words(name))
-        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)) or singular(value) == singular(name):
+        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)) or one == singular(name):
             return None
         if "," in value and head == folded_words(name.split(",")[0]):
             return None

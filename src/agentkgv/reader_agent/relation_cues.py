@@ -60,6 +60,11 @@ CUES_FILE = "relation_cues.json.gz"
 CueTable = dict[str, tuple[frozenset[str], tuple[frozenset[str], ...]]]
 
 
+def _unmarked(view: str) -> str:
+    """A passage view's text with its marks read as the names they mark: "[S:Ada Vance]" as "Ada Vance"."""
+    return _MARKS.sub(lambda mark: mark.group(0)[3:-1], view)
+
+
 def stems(phrases: list[str]) -> frozenset[str]:
     """The content words of `phrases`, stemmed, less the words any relation's name may hold."""
     words = {w for phrase in phrases for w in folded_words(phrase) if w not in _STOP and not w.isdigit() and len(w) > 2}
@@ -167,7 +172,7 @@ def life_span_side(view: str) -> str | None:
         if not bracket.start(1) <= start < bracket.end(1):
             continue
         text = bracket.group(1)
-        sides = _LIFE_DASH.split(_MARKS.sub(lambda mark: mark.group(0)[3:-1], text))
+        sides = _LIFE_DASH.split(_unmarked(text))
         said = set(_STEMMER.stemWords(folded_words(text))) & _LIFE_WORDS
         if len(sides) != 2 or said or not all(_SIDE_YEAR.search(side) and _SIDE_PLACE.search(side) for side in sides):
             return None
@@ -223,7 +228,7 @@ def relative_clause(after: str) -> str:
     """The relative clause that follows a value within its sentence (`after`, the text from the value's end, marks
     read as their names), past clauses of names or a date alone ("Santa Barbara, California, where he died"; "Dunholt in
     1999, where she died"); "" where none follows."""
-    plain = _MARKS.sub(lambda mark: mark.group(0)[3:-1], after)
+    plain = _unmarked(after)
     for clause in _CLAUSE.split(_SENTENCE_END.split(plain)[0]):
         if not (_names_only(clause) or _DATE_CLAUSE.fullmatch(clause)):
             return clause if _RELATIVE.match(clause) else ""
@@ -349,7 +354,7 @@ class RelationCues:
         """Whether the subject (the `first` mark) is named only in an aside on another's name, between commas, and
         the relation's words (or a rival's) after the aside are that name's verb: "Mickey Rose, a writer who grew up
         with [S], died in [O]" and "Tobiah Venn, whose band [S] joined, was born in [O]" tell of Rose and Venn."""
-        before = _MARKS.sub(lambda mark: mark.group(0)[3:-1], _STATEMENT_END.split(_BRACKET.sub(" ", view[:first[1]]))[-1])
+        before = _unmarked(_STATEMENT_END.split(_BRACKET.sub(" ", view[:first[1]]))[-1])
         aside = _ASIDE.search(before)
         if aside is None:
             return False
