@@ -291,6 +291,9 @@ def test_passage_view_marks_whole_word_mentions_and_windows_around_them():
     assert view.has_subject and not view.has_object
     assert view_passage("We is a novel; Dan Brown read it.", "Dan Brown", "We", 50).has_object
     assert view_passage("the religion (islam) of Nasir", "Nasir", "Islam", 50).has_object  # no common word
+    # Nor is a particle of a name in another language: "dell" in Anzola dell'Emilia is not the firm Dell.
+    assert not view_passage("a school in Anzola dell'Emilia, near Bologna", "Dell", "Bologna", 50).has_subject
+    assert view_passage("Dell was founded near Bologna.", "Dell", "Bologna", 50).has_subject
     # A graph's disambiguation is not written in text, unless dropping it leaves a bare number.
     view = view_passage("Paul Stephenson was born in Lancashire.", "Paul Stephenson (police officer)", "Lancashire", 50)
     assert view.text == "[S:Paul Stephenson] was born in [O:Lancashire]"

@@ -15,7 +15,7 @@ from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, listed_in_lines, names_key,
                                                several_cards, stated_in_lines)
-from agentkgv.reader_agent.contradiction import common_for_proper, others_blanked, stated_other
+from agentkgv.reader_agent.contradiction import names_nothing_of, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
 from agentkgv.reader_agent.reader_folder import ReaderFolder, shipped_reader_dir
@@ -359,7 +359,10 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
               "Tobiah Venn (a drummer; 1955-) was born in [O:Lund]. [S:Ada Vance] sang.",
               # She is named only in an aside on his name: the words after it are his statement.
               "Tobiah Venn, a drummer who toured with [S:Ada Vance] and Edwin Marsh, was born in [O:Lund].",
-              "Tobiah Venn, whose band [S:Ada Vance] joined, was later born in [O:Lund].")
+              "Tobiah Venn, whose band [S:Ada Vance] joined, was later born in [O:Lund].",
+              # Her name is in the sentence before, his aside on his own name closes right before his verb.
+              "[S:Ada Vance] sang. Her teacher, Tobiah Venn, a drummer who toured with Vance's father, was born in "
+              "[O:Lund].")
     assert all(cues.led_by_another(birth, view) and cues.denies(birth, view) for view in others)
     # Not another's: the words on to the subject state it; a statement of no words of the relation or a rival's (what
     # it says is the reader's to weigh); her own surname; no name at all.
@@ -370,7 +373,10 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
         "Holders of the [O:Lund] stock sold, [S:Ada Vance] said.",
         "[S:Ada Vance], a singer, was born in [O:Lund]", "Her husband, [S:Ada Vance], was born in [O:Lund]",
         "Tobiah Venn, who married [S:Ada Vance], said she was born in [O:Lund]",
-        "Tobiah Venn, whose wife [S:Ada Vance] was, like him, born in [O:Lund]"))
+        "Tobiah Venn, whose wife [S:Ada Vance] was, like him, born in [O:Lund]",
+        # A comma before the verb that opens no aside on a name; an aside on her own name that names a place.
+        "[S:Ada Vance] sang. In the town, as her diary says, she was born in [O:Lund]",
+        "[S:Ada Vance] sang. Vance, who was raised in Lembrook, trained there as a child, died in [O:Lund]"))
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
     # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
     runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")
@@ -378,10 +384,13 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
                                             "February 2, 1919 ( ) Running time [O:50] minutes ([S:Hard Boiled] is a film")
 
 
-def test_a_word_in_lower_case_is_no_value_of_a_proper_name():
+def test_a_word_in_lower_case_is_no_value_of_a_proper_name_nor_a_year_of_a_name():
     town = Claim.of(Triple("Orla Penhallow", "place of birth", "Marrowick"))
-    assert common_for_proper(town, "valley") and not common_for_proper(town, "Dunholt")
-    assert not common_for_proper(Claim.of(Triple("Kind of Blue", "genre", "jazz")), "modal jazz")
+    assert names_nothing_of(town, "valley") and not names_nothing_of(town, "Dunholt")
+    assert not names_nothing_of(Claim.of(Triple("Kind of Blue", "genre", "jazz")), "modal jazz")
+    network = Claim.of(Triple("Harbour Lights", "original network", "Kelvin One"))
+    assert names_nothing_of(network, "1992") and not names_nothing_of(network, "Channel 9")
+    assert not names_nothing_of(Claim.of(Triple("Harbour Lights", "publication date", "12 March 1992")), "1993")
 
 
 def test_what_a_passage_tells_of_others_is_blanked_for_the_value_reader():
@@ -568,6 +577,7 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     ("died in Marrowick on 3 May", "Marrowick", "Marrowick"),
     ("born in Alexandra, Victoria", "Victoria", "Victoria"),
     ("an American jazz drummer", "jazz", "jazz"),
+    ("the song “Lembrook Issue.” Marrowick is where", "Marrowick", "Marrowick"),  # a closing quote ends one
 ])
 def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
     from agentkgv.reader_agent.contradiction import whole_name

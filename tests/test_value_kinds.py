@@ -59,7 +59,9 @@ def test_the_fitted_kinds_flag_a_value_of_another_kind_at_either_end(tmp_path, m
     assert found[3] is None  # the graph names the birth from the place's end: its object is of the subjects' kind
     assert "not of a kind the relation takes" in found[1].reason()
     # A value a passage states could stand for the object only if it is of the object's kind (here all but
-    # alike within a kind, so only the very value is surely alike enough).
+    # alike within a kind, so only the very value is surely alike enough). Toy names of one kind embed alike as no
+    # two real names do, so none is read as the other written otherwise here.
+    monkeypatch.setattr("agentkgv.reader_agent.value_kinds.SAME_VALUE_AT", 1.01)
     assert kinds.could_replace([Triple("person 1", "place of birth", "city 7")] * 2 + [
         Triple("person 1", "religion", "award 3")], ["city 7", "person 4", "award 3"]) == [True, False, True]
     assert report["same_kind_at"] > 0.5
@@ -169,6 +171,17 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
     assert all(m is not None for m in found)
     assert found[-3].known_as and "know it mostly as the value of" in found[-3].reason()  # Iraq, by what it is known as
     assert shipped.misfits(right) == [None] * len(right)
+
+
+def test_a_value_written_otherwise_is_no_other_value_and_a_neighbouring_one_is(shipped):
+    claims = [Triple("Moshe Halloran", "religion", "Judaism"), Triple("Edda Quillfeather", "religion", "Islam"),
+              Triple("Ines Trevorrow", "native language", "Norwegian"),
+              Triple("Tobiah Venn", "religion", "Sunni Islam")]
+    assert shipped.differs(claims, ["Jewish", "Islamic", "Danish", "Shia Islam"]) == [False, False, True, True]
+    # Names that share a word are told apart by their words, however alike they read.
+    networks = [Triple("Harbour Lights", "original network", "BBC One"), Triple("Ada Vance", "place of birth", "Virginia")]
+    assert shipped.differs(networks, ["BBC Two", "West Virginia"]) == [True, True]
+    assert shipped.could_replace(claims[:1], ["Jewish"]) == [False]
 
 
 def test_a_relation_learned_from_few_facts_takes_every_place_of_its_kind(shipped):

@@ -90,8 +90,26 @@ def test_a_key_value_line_speaks_of_the_page_subject_only(agent):
     assert verify(agent, "Mabyn Kessell", "birth place", "Tessaby").outcome != Finding.CONTRADICTED.value
 
 
-def test_a_country_stated_is_no_other_value_than_a_town(agent):
+def test_a_country_stated_is_no_other_value_than_a_town_it_holds_and_contradicts_one_it_does_not(agent):
     assert verify(agent, "Tamsin Rowe", "place of birth", "Adelaide").outcome != Finding.CONTRADICTED.value
+    geneva = verify(agent, "Tamsin Rowe", "place of birth", "Geneva")
+    assert (geneva.outcome, geneva.stated_instead) == (Finding.CONTRADICTED.value, "Australia"), geneva
+    # A town the gazetteer does not know may lie anywhere.
+    assert verify(agent, "Tamsin Rowe", "place of birth", "Varnholm").outcome != Finding.CONTRADICTED.value
+
+
+def test_a_country_holds_a_town_by_the_gazetteer_and_is_another_value_than_another_country():
+    relations = RelationFacts.load(data_dir())
+
+    def born(town: str) -> Triple:
+        return Triple("Tamsin Rowe", "place of birth", town)
+    assert relations.may_hold("Australia", born("Adelaide")) and not relations.elsewhere("Australia", born("Adelaide"))
+    assert not relations.may_hold("Australia", born("Geneva")) and relations.elsewhere("Australia", born("Geneva"))
+    assert relations.may_hold("Australia", born("Varnholm"))  # a town the gazetteer does not know
+    assert not relations.may_hold("Dunholt", born("Marrowick"))  # no country: another town
+    citizen = Triple("Tamsin Rowe", "country of citizenship", "Belgium")
+    assert relations.may_hold("Brussels", citizen) and not relations.may_hold("France", citizen)
+    assert not relations.elsewhere("France", citizen)
 
 
 def test_a_claim_of_a_thing_to_itself_is_read_from_no_passage(agent):
@@ -321,6 +339,25 @@ def test_a_sentence_that_opens_with_another_name_states_that_ones_values_not_the
         assert verify(agent, subject, predicate, true).outcome == Finding.SUPPORTED.value, (subject, true)
         verdict = verify(agent, subject, predicate, wrong)
         assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, true), verdict
+
+
+def test_a_death_stated_of_another_after_an_aside_on_his_name_does_not_support_hers(tmp_path):
+    # A new user's page: her teacher's death is stated after an aside on his name that names her father.
+    pages = [Passage("p0", "Wren Halloway was born in Callowmoor in 1950. Her teacher, Osric Fell, a violin maker who "
+                           "trained with Wren's father, died in Stennack in 1990.", "Wren Halloway")]
+    agent = agent_over(pages, tmp_path)
+    hers = verify(agent, "Wren Halloway", "place of death", "Stennack")
+    assert hers.outcome != Finding.SUPPORTED.value and hers.verdict is not True, hers
+    assert verify(agent, "Osric Fell", "place of death", "Stennack").outcome == Finding.SUPPORTED.value
+
+
+def test_a_word_in_lower_case_the_facts_give_as_a_value_is_no_value_of_a_proper_name(tmp_path):
+    # "music" is a record label in the facts files; written in lower case, it names a kind of sound, not a label.
+    pages = [Passage("p0", "The most widely recognized songs such as \"Salt Road\" or Corin Halloway's \"Ne me quitte "
+                           "pas\" have successors in diverse genres such as French electronic music, pop or rap.",
+                     "Chanson")]
+    verdict = verify(agent_over(pages, tmp_path), "Corin Halloway", "record label", "Harrowmere Records")
+    assert verdict.outcome != Finding.CONTRADICTED.value and verdict.stated_instead is None, verdict
 
 
 def test_a_cards_born_line_gives_the_date_of_birth_where_a_date_is_asked(tmp_path):

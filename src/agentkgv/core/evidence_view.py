@@ -95,8 +95,10 @@ def mention_spans(tokens: _Tokens, name: str, capitalised: bool = False) -> list
     "PlayStation" in "Play Station"). A name never spans a real gap between words that it lacks ("Iran" is
     not in "I ran"); a name that is itself a piece of a brand's run-together word ("Java" in "JavaScript")
     is found there, the price of reading run-on pages. A name of one word that is also a function word of English
-    (`We`, `Her`, `Up`) is found only where it is written with a capital: "we" in "where do we come from" is not
-    the novel `We`; so is any name with `capitalised`."""
+    (`We`, `Her`, `Up`), or a particle that names in other languages write in lower case (`Dell`, `Van`), is found
+    only where it is written with a capital: "we" in "where do we come from" is not the novel `We`, nor "dell" in
+    "Anzola dell'Emilia" the firm Dell; so is any name with `capitalised`. Other names are found in lower case too
+    ("the religion (islam)")."""
     spans: set[tuple[int, int]] = set()
     words, pieces = _name_units(name)
     for needle, units, span in ((words, tokens.words, lambda i, j: (tokens.words[i][0], tokens.words[j][1])),
@@ -104,9 +106,16 @@ def mention_spans(tokens: _Tokens, name: str, capitalised: bool = False) -> list
         folded, size = [u[2] for u in units], len(needle)
         if size:
             spans |= {span(i, i + size - 1) for i in range(len(folded) - size + 1) if folded[i:i + size] == needle}
-    if capitalised or len(words) == 1 and name.lstrip()[:1].isupper() and words[0] in FUNCTION_WORDS:
+    if capitalised or len(words) == 1 and name.lstrip()[:1].isupper() and words[0] in _LOWER_CASE_WORDS:
         spans = {(first, last) for first, last in spans if tokens.piece_capitals[first]}
     return sorted(spans)
+
+
+# Particles and elided articles that names in other languages hold in lower case ("Anzola dell'Emilia", "Vincent van
+# Gogh", "Leonardo da Vinci").
+_PARTICLES = frozenset({"al", "da", "dal", "dalla", "de", "degli", "dei", "del", "della", "dell", "delle", "dello",
+                        "den", "der", "des", "di", "do", "dos", "du", "el", "la", "le", "ter", "ten", "van", "von"})
+_LOWER_CASE_WORDS = FUNCTION_WORDS | _PARTICLES
 
 
 # A person's name as a page writes it in full: "Robert Charles Durman Mitchum" for Robert Mitchum.

@@ -55,7 +55,7 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, common_for_proper, contradicts,
+from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, names_nothing_of,
                                                  other_values, others_blanked, stated_as_own, stated_other,
                                                  unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, infobox_heading, lines_of, names_key,
@@ -75,6 +75,11 @@ LABEL_BY_NAME = 0.95
 SELF_CLAIM = "its object is its subject: a passage naming it states no relation of it to itself"
 # The value reader's spans of a passage weighed in turn, best first: the best may be another relation's value.
 VALUE_SPANS = 3
+
+
+def _every(claims: list[Triple], values: list[str]) -> list[bool]:
+    """Every value kept, where no value-kind model judges them."""
+    return [True] * len(values)
 
 
 @dataclass
@@ -190,6 +195,8 @@ class ReadingAgent:
                   if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
                   for value in other_values(reading.claim, self.relations, self._said_of(reading.claim.triple, hit.passage),
                                             self.config.other_values)]
+        # A name the facts files give as the relation's value may be the object written otherwise ("Jewish").
+        others = self._names_kept(fresh, others, self.kinds.differs if self.kinds else _every)
         pairs = [(triple, hit.passage.text, judged_title(hit.passage)) for triple, (_, hit) in zip(triples, fresh)] + [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in others]
@@ -254,7 +261,8 @@ class ReadingAgent:
         Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
         the relation other values only. `seen`: the (passage, value) pairs read already, with their logits."""
         stated, lined = self._stated(fresh)
-        found = self._alike(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen])
+        found = self._names_kept(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen],
+                                 self._could_replace)
         logits = self._score([fresh[i][0] for i, _ in found], [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in found])
@@ -320,15 +328,16 @@ class ReadingAgent:
         date or a number is in most passages about anyone: the best span only, and it must have the relation's words
         between the subject and it and no rival's alone in the clause next to it (`contradiction.stated_as_own`:
         "lived there from 1968" is no death in 1968). A name is of a kind, which says
-        more of it than its words (`_alike`), but not one whose clause states another relation: "born in Kelvercombe
-        in 1901 and died in Porthkennack" gives Porthkennack as the death's place; and one stated with the relation's
-        words comes before a better span stated without them ("career in Hollywood … was born in Wilmette")."""
+        more of it than its words (`_names_kept`), but not one whose clause states another relation: "born in
+        Kelvercombe in 1901 and died in Porthkennack" gives Porthkennack as the death's place; and one stated with the
+        relation's words comes before a better span stated without them ("career in Hollywood … was born in
+        Wilmette")."""
         read = context(passage.text, passage.title)
         unworded = None  # the first name stated without the relation's words, given where none is stated with them
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             if claim.kind is Kind.ENTITY:
-                if writes_as_region(claim.triple, read[:span.start]) or common_for_proper(claim, span.text):
-                    continue  # "born in Alexandra, Victoria": the object written with its region; "valley" for a town
+                if writes_as_region(claim.triple, read[:span.start]) or names_nothing_of(claim, span.text):
+                    continue  # "born in Alexandra, Victoria": the object with its region; "valley", "1992" for a town
                 if self._stated_here(claim, read, span):
                     # A span inside a longer name ("at the London O2 Arena") states that name, of its own kind.
                     other = stated_other(claim, whole_name(read, span.start, span.start + len(span.text)))
@@ -457,14 +466,24 @@ class ReadingAgent:
         return any(reader_view(triple, text).has_subject
                    for text in (passage.title, first_line(passage.text), infobox_heading(passage.text)) if text)
 
-    def _alike(self, fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]]) -> list[tuple[int, str]]:
-        """The (passage, value) pairs whose value could stand for the claim's object: a name of another kind than
-        the object's states nothing of it (a year is no network); dates and numbers pass."""
+    def _could_replace(self, claims: list[Triple], values: list[str]) -> list[bool]:
+        """Whether each value could stand where its claim's object stands (`ValueKinds.could_replace`), or is a
+        country the gazetteer puts the object outside of, of another kind but another value all the same (`Lleyton
+        Hewitt … born in Australia` against a birth in Geneva)."""
+        kept = self.kinds.could_replace(claims, values) if self.kinds else _every(claims, values)
+        return [ok or self.relations.elsewhere(value, claim) for ok, claim, value in zip(kept, claims, values)]
+
+    @staticmethod
+    def _names_kept(fresh: list[tuple[Reading, Hit]], found: list[tuple[int, str]],
+                    keeps: Callable[[list[Triple], list[str]], list[bool]]) -> list[tuple[int, str]]:
+        """The (passage, value) pairs of `found` whose value `keeps` says could stand for the claim's object, where the
+        claim is of a name (`ValueKinds.could_replace`: a name of another kind than the object's states nothing of it, a
+        year is no network); dates and numbers pass."""
         names = [k for k, (i, _) in enumerate(found) if fresh[i][0].claim.kind is Kind.ENTITY]
-        if self.kinds is None or not names:
+        if not names:
             return found
-        alike = self.kinds.could_replace([fresh[found[k][0]][0].claim.triple for k in names], [found[k][1] for k in names])
-        dropped = {k for k, ok in zip(names, alike) if not ok}
+        kept = keeps([fresh[found[k][0]][0].claim.triple for k in names], [found[k][1] for k in names])
+        dropped = {k for k, ok in zip(names, kept) if not ok}
         return [pair for k, pair in enumerate(found) if k not in dropped]
 
     @staticmethod

@@ -61,12 +61,15 @@ def contradicts(claim: Claim, relations: RelationFacts) -> bool:
 
 def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) -> list[str]:
     """The values a passage about the subject gives in the object's place, with the relation's words between
-    the subject and each; the first `limit` found."""
+    the subject and each; the first `limit` found, less those written as no value of the object's kind is
+    (`names_nothing_of`): "electronic music" gives Jacques Brel no record label "music", whatever label the facts
+    files give one."""
     if not reader_view(claim.triple, text).has_subject:
         return []
     found = (relations.others_in(claim.triple, text, limit) if claim.kind is Kind.ENTITY
              else claim.others_in(text, limit))
-    return [value for value in found if not relations.may_hold(value, claim.triple)
+    return [value for value in found
+            if not relations.may_hold(value, claim.triple) and not names_nothing_of(claim, value)
             and stated_as_own(relations, claim.with_object(value), reader_view(claim.with_object(value), text).text)]
 
 
@@ -128,7 +131,7 @@ def writes_as_region(triple: Triple, before: str) -> bool:
 # A word right before or after a name, a space between; what ends a name with the word it follows.
 _WORD_BEFORE = re.compile(r"(\S+) $")
 _WORD_AFTER = re.compile(r"^ (\S+)")
-_ENDS_NAME = ".,;:!?)'\"’"
+_ENDS_NAME = ".,;:!?)'\"’”"
 
 
 def _of_name(word: str) -> bool:
@@ -177,10 +180,13 @@ def others_blanked(triple: Triple, text: str) -> str:
     return "".join(kept)
 
 
-def common_for_proper(claim: Claim, value: str) -> bool:
-    """Whether `value` is written in lower case throughout where the claim's object is a proper name: "valley", a
-    page's heading word, names no town ("People of the valley"), where "jazz" may name a genre written "jazz"."""
-    return not any(c.isupper() or c.isdigit() for c in value) and any(c.isupper() for c in claim.triple.object)
+def names_nothing_of(claim: Claim, value: str) -> bool:
+    """Whether `value` is written as no value of the claim's object's kind is: in lower case throughout where the
+    object is a proper name ("valley", a page's heading word, names no town: "People of the valley"; "jazz" may name
+    a genre written "jazz"), or without a letter where the object is a name (a year, "1992", is no network)."""
+    return (not any(c.isupper() or c.isdigit() for c in value) and any(c.isupper() for c in claim.triple.object)
+            or claim.kind is Kind.ENTITY and not any(c.isalpha() for c in value)
+            and any(c.isalpha() for c in claim.triple.object))
 
 
 def whole_name(text: str, start: int, end: int) -> str:

