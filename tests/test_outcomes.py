@@ -380,6 +380,13 @@ def test_the_clause_next_to_the_object_says_which_relation_a_passage_states():
     assert not cues.led_by_another(birth, "[S:Ada Vance] Corp., 1995. Echo Lake, [O:Lund], Sweden.")  # an address
     # An infobox run together as text: the relation's words stand far from the name, a field's, not its statement.
     runtime = Triple("Hard Boiled (1919 film)", "runtime", "50.0")
+    # The relation's words lead to another name, and a second statement leads on to the object: no statement of it.
+    assert cues.leads_elsewhere(birth, "[S:Ada Vance] swam. She was born in Australia in 1990 and trained in [O:Lund]")
+    assert not cues.leads_elsewhere(birth, "[S:Ada Vance] swam. She was born in [O:Lund] in 1990 and trained there")
+    assert not cues.leads_elsewhere(birth, "[S:Ada Vance] was born in Hampstead, north [O:Lund]")  # no second statement
+    assert not cues.leads_elsewhere(Triple("Ada Vance", "record label", "Lund"), "[S:Ada Vance] played with artists "
+                                    "including Edwin Marsh, Tobiah Venn and Corin Halloway, and as a session drummer "
+                                    "for [O:Lund]")  # names in a list: none is the value
     assert not cues.led_by_another(runtime, "H. Ince Corporation Distributed byParamount Pictures Release date "
                                             "February 2, 1919 ( ) Running time [O:50] minutes ([S:Hard Boiled] is a film")
 

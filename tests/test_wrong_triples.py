@@ -112,6 +112,17 @@ def test_a_country_holds_a_town_by_the_gazetteer_and_is_another_value_than_anoth
     assert not relations.elsewhere("France", citizen)
 
 
+def test_a_place_a_second_statement_leads_to_is_no_value_of_the_relation_whose_words_lead_elsewhere(tmp_path):
+    # A new user's page: the birth's words lead to the country; the town follows in a second statement.
+    pages = [Passage("p0", "Lysa Marrow is an Australian swimmer. She was born in Australia in 1990 and trained in "
+                           "Brisbane with the state squad.", "Lysa Marrow")]
+    agent = agent_over(pages, tmp_path)
+    adelaide = verify(agent, "Lysa Marrow", "place of birth", "Adelaide")
+    assert adelaide.outcome != Finding.CONTRADICTED.value and adelaide.stated_instead is None, adelaide
+    geneva = verify(agent, "Lysa Marrow", "place of birth", "Geneva")
+    assert (geneva.outcome, geneva.stated_instead) == (Finding.CONTRADICTED.value, "Australia"), geneva
+
+
 def test_a_claim_of_a_thing_to_itself_is_read_from_no_passage(agent):
     # Every passage naming the painter names "both"; none states him as his own notable work.
     painter = "http://example.org/Ansel_Brightwater"

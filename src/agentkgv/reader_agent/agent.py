@@ -347,7 +347,8 @@ class ReadingAgent:
                         return None if self._states_as_own(claim, claim.triple.object, passage.text) else unworded
                     if self._states_as_own(claim, other, passage.text):
                         return other
-                    unworded = unworded or other
+                    if not self._led_elsewhere(claim, other, passage.text):
+                        unworded = unworded or other
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
             elif (other := stated_other(claim, span.text)) is None:
@@ -366,6 +367,13 @@ class ReadingAgent:
         """Whether `text` states `value` as the claim's relation's, with its words (`contradiction.stated_as_own`)."""
         other = claim.with_object(value)
         return stated_as_own(self.relations, other, reader_view(other, text).text)
+
+    def _led_elsewhere(self, claim: Claim, value: str, text: str) -> bool:
+        """Whether the relation's words in `text` lead to another value before a second statement leads on to `value`
+        (`RelationCues.leads_elsewhere`): "born in Australia in 1990 and trained in Brisbane" gives no birthplace
+        Brisbane, stated with the relation's words or without."""
+        other = claim.with_object(value)
+        return self.relations.cues.leads_elsewhere(other, reader_view(other, text).text)
 
     def _stated_here(self, claim: Claim, read: str, span: Span) -> bool:
         """Whether the words at a span's place in `read` (the passage as the value reader read it) may state the

@@ -76,8 +76,10 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
 def stated_as_own(relations: RelationFacts, triple: Triple, view: str) -> bool:
     """Whether the words between the marked names state the triple's relation, and the clause next to its value no
     rival relation alone: "born Gross-Strehlitz, Germany 28 October 1916; …; died Bonn 6 May 1998" holds a birth's
-    cue between the names, but gives Bonn as the place of death, not of birth."""
-    return relations.cues.states(triple, view) and not relations.cues.denies(triple, view)
+    cue between the names, but gives Bonn as the place of death, not of birth; "born in Australia in 1990 and trained in
+    Brisbane" gives no birthplace Brisbane (`RelationCues.leads_elsewhere`)."""
+    return (relations.cues.states(triple, view) and not relations.cues.denies(triple, view)
+            and not relations.cues.leads_elsewhere(triple, view))
 
 
 def stated_other(claim: Claim, value: str) -> str | None:

@@ -193,6 +193,8 @@ _VERB_WORDS = frozenset({"who", "which", "was", "were", "is", "are", "had", "has
 # writer who grew up with". The name opens its statement, no comma before it: in a list ("Oslo, Tobiah Venn, who …")
 # whose name the aside is on, the commas do not say.
 _ASIDE = re.compile(r"(?:^|[^\w,] )((?:[A-Z][\w'’.-]*\s){1,3}[A-Z][\w'’.-]*), (?:a|an|the|who|whose|whom|one)\s[^,;:]*$")
+# A name the relation's words lead to, a preposition or an article or two between: "born in Australia".
+_NAME_LED_TO = re.compile(r"\s+(?:(?:in|at|on|to|by|for|from|with|of|the|a|an)\s+){0,2}([A-Z][\w'’.-]*)")
 # Where a statement ends: a sentence, a line, or a semicolon.
 _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 # Words that join a second statement to a first within a sentence: "born in Marrowick and later moved to".
@@ -465,7 +467,36 @@ class RelationCues:
         found = re.search(rf"(?<!\w){re.escape(other)}(?!\w)", words, re.IGNORECASE)
         if found is None or _SENTENCE_END.search(words) or self.follows_as_own(triple, after_object(view)):
             return False
-        lead, rest = words[:found.start()], words[found.end():]
+        return self._led_on_from(key, words[:found.start()], words[found.end():])
+
+    def leads_elsewhere(self, triple: Triple, view: str) -> bool:
+        """Whether, in the object's sentence after the subject is named, the relation's words lead first to another
+        name, and a second statement follows it that leads on to the object without them: "[S] is a swimmer. She was
+        born in Australia in 1990 and trained in [O]" states no birth in the object (`leads_first_to`, the other name
+        found in the words themselves: a capitalised word that the relation's words lead to, a preposition or two
+        between; "recorded … by R&B, Soul, and Rock n Roll singer Jackie Wilson on the [O] label" leads to none)."""
+        marks, key = _nearest_marks(view), self._key(triple)
+        if marks is None or key is None or marks[0][0] != "S" or self.follows_as_own(triple, after_object(view)):
+            return False
+        words = _SENTENCE_END.split(view[marks[0][2]:marks[1][1]])[-1]
+        for cue in re.finditer(r"\w[\w'’-]*", words):
+            if set(_STEMMER.stemWords(folded_words(cue.group()))) & self.cues[key]:
+                other = _NAME_LED_TO.match(words[cue.end():])
+                if other is None:
+                    continue
+                start = cue.end() + other.start(1)
+                rest = words[start + len(other.group(1)):]
+                joined = _SECOND_STATEMENT.search(rest)
+                # A value alone: no other name before the second statement ("including Miles Davis, Ornette Coleman
+                # … and as a session drummer for [O]" lists names, and leads to no one of them).
+                if joined is None or re.search(r"\b[A-Z]", rest[:joined.start()]):
+                    return False
+                return self._led_on_from(key, words[:start], rest)
+        return False
+
+    def _led_on_from(self, key: str, lead: str, rest: str) -> bool:
+        """Whether the relation's words lead to a value (`lead`, the words before it) and a second statement of none of
+        them follows it (`rest`, the words after it up to the object)."""
         leading = next((clause for clause in reversed(_CLAUSE.split(lead)) if not _names_only(clause)), "")
         return (bool(set(_STEMMER.stemWords(folded_words(leading))) & self.cues[key])
                 and not set(_STEMMER.stemWords(folded_words(rest))) & self.cues[key]
