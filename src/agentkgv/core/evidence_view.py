@@ -114,7 +114,7 @@ def mention_spans(tokens: _Tokens, name: str, capitalised: bool = False) -> list
 # Particles and elided articles that names in other languages hold in lower case ("Anzola dell'Emilia", "Vincent van
 # Gogh", "Leonardo da Vinci").
 _PARTICLES = frozenset({"al", "da", "dal", "dalla", "de", "degli", "dei", "del", "della", "dell", "delle", "dello",
-                        "den", "der", "des", "di", "do", "dos", "du", "el", "la", "le", "ter", "ten", "van", "von"})
+                        "den", "der", "des", "di", "dos", "du", "el", "la", "le", "ter", "ten", "van", "von"})
 _LOWER_CASE_WORDS = FUNCTION_WORDS | _PARTICLES
 
 

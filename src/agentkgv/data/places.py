@@ -13,12 +13,11 @@ city.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentkgv.data.text import folded_words
+from agentkgv.data.text import fold_word, folded_words
 
 
 def _key(name: str) -> str:
@@ -35,9 +34,14 @@ _HELD_BY = {"AS": "US", "GU": "US", "MP": "US", "PR": "US", "UM": "US", "VI": "U
             "SJ": "NO", "CK": "NZ", "NU": "NZ", "TK": "NZ", "XK": "RS", "PS": "IL", "EH": "MA"}
 
 
+# Each state's territories (`_HELD_BY` read the other way).
+_HOLDS: dict[str, frozenset[str]] = {state: frozenset(t for t, by in _HELD_BY.items() if by == state)
+                                     for state in set(_HELD_BY.values())}
+
+
 def _latin(name: str) -> bool:
     """Whether a name is written in Latin letters, accents aside ("Genève", not "Женева")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).isascii()
+    return fold_word(name).isascii()
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,7 @@ class Gazetteer:
         code, lying = self.country(country), self.lie_in(place)
         if code is None or lying is None:
             return None
-        near = {code, *self.neighbours.get(code, ()), *(held for held, by in _HELD_BY.items() if by == code),
-                _HELD_BY.get(code, code)}
+        near = {code, *self.neighbours.get(code, ()), *_HOLDS.get(code, ()), _HELD_BY.get(code, code)}
         return bool(lying & near)
 
 

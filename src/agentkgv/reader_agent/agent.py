@@ -56,7 +56,7 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, names_nothing_of,
-                                                 other_values, others_blanked, stated_as_own, stated_other,
+                                                 other_values, others_blanked, stated_other, states_value,
                                                  unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, infobox_heading, lines_of, names_key,
                                                page_heading, several_cards, stated_in_lines)
@@ -364,9 +364,7 @@ class ReadingAgent:
                                self._said_of(claim.triple, passage), infobox=self._about(claim.triple, passage))
 
     def _states_as_own(self, claim: Claim, value: str, text: str) -> bool:
-        """Whether `text` states `value` as the claim's relation's, with its words (`contradiction.stated_as_own`)."""
-        other = claim.with_object(value)
-        return stated_as_own(self.relations, other, reader_view(other, text).text)
+        return states_value(self.relations, claim, value, text)
 
     def _led_elsewhere(self, claim: Claim, value: str, text: str) -> bool:
         """Whether the relation's words in `text` lead to another value before a second statement leads on to `value`

@@ -70,7 +70,13 @@ def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) 
              else claim.others_in(text, limit))
     return [value for value in found
             if not relations.may_hold(value, claim.triple) and not names_nothing_of(claim, value)
-            and stated_as_own(relations, claim.with_object(value), reader_view(claim.with_object(value), text).text)]
+            and states_value(relations, claim, value, text)]
+
+
+def states_value(relations: RelationFacts, claim: Claim, value: str, text: str) -> bool:
+    """Whether `text` states `value` as the claim's relation's, with its words (`stated_as_own`)."""
+    other = claim.with_object(value)
+    return stated_as_own(relations, other, reader_view(other, text).text)
 
 
 def stated_as_own(relations: RelationFacts, triple: Triple, view: str) -> bool:

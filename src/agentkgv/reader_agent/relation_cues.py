@@ -476,7 +476,7 @@ class RelationCues:
         found in the words themselves: a capitalised word that the relation's words lead to, a preposition or two
         between; "recorded … by R&B, Soul, and Rock n Roll singer Jackie Wilson on the [O] label" leads to none)."""
         marks, key = _nearest_marks(view), self._key(triple)
-        if marks is None or key is None or marks[0][0] != "S" or self.follows_as_own(triple, after_object(view)):
+        if marks is None or key is None or marks[0][0] != "S":
             return False
         words = _SENTENCE_END.split(view[marks[0][2]:marks[1][1]])[-1]
         for cue in re.finditer(r"\w[\w'’-]*", words):
@@ -491,7 +491,8 @@ class RelationCues:
                 # … and as a session drummer for [O]" lists names, and leads to no one of them).
                 if joined is None or re.search(r"\b[A-Z]", rest[:joined.start()]):
                     return False
-                return self._led_on_from(key, words[:start], rest)
+                return self._led_on_from(key, words[:start], rest) and not self.follows_as_own(
+                    triple, after_object(view))
         return False
 
     def _led_on_from(self, key: str, lead: str, rest: str) -> bool:

@@ -81,13 +81,16 @@ class RelationFacts:
         if self._of_country(triple):
             places = gazetteer()
             return places.country(value) is None and any(places.holds(name, value) for name in triple.object_names)
-        return self._country_of_other(value, triple) and not self.elsewhere(value, triple)
+        return self._country_of_other(value, triple) and not self._outside(value, triple)
 
     def elsewhere(self, value: str, triple: Triple) -> bool:
         """Whether `value` is a country that the gazetteer puts the triple's object outside of and off its borders:
         another value, though of another kind than a town ("Australia" for a birth in Geneva)."""
-        return self._country_of_other(value, triple) and all(
-            gazetteer().holds(value, name) is False for name in triple.object_names)
+        return self._country_of_other(value, triple) and self._outside(value, triple)
+
+    @staticmethod
+    def _outside(country: str, triple: Triple) -> bool:
+        return all(gazetteer().holds(country, name) is False for name in triple.object_names)
 
     def _countries(self) -> list[ObjectNames]:
         return [self.names[key] for key in COUNTRIES if key in self.names]
