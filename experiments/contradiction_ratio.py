@@ -2,11 +2,12 @@
 *Not stated*): the evidence-withheld test on the held-out training draw the calibration was fitted on (2,000
 triples, half of them with their gold passages taken out of the corpus), read with absence unknown.
 - Among the triples no passage supported, P(contradicted | true) / P(contradicted | false) for each judge, and
-  the contradictions by relation (how many hit a true triple).
+  the contradictions by relation (how many hit a true triple); apart, the same among the triples of relations with
+  several values, whose other value is a rival (`Calibration.rival_ratio`, pooled over the judges).
 - The share of true and false triples left with nothing supporting or contradicting them, in the half whose
   evidence was withheld and in the other, by whether a passage naming the subject was read
   (`Calibration.silence`).
-With --write, both go into each shipped reader's calibration.json, which a run with absence unknown reads.
+With --write, all three go into each shipped reader's calibration.json, which a run with absence unknown reads.
 
 python experiments/contradiction_ratio.py [--write] [--run-name NAME]   (4 minutes on 2 cores, index included)
 """
@@ -25,6 +26,9 @@ def main() -> None:
     from agentkgv.reader_agent.trace import by_rare_reader
     from agentkgv.config import RunConfig
     from agentkgv.commands.bench import HELD_OUT_TRAIN, HELD_OUT_TRIPLES, bench_withheld
+    from agentkgv.commands.build import relation_facts
+    from agentkgv.reader_agent.claims import Claim
+    from agentkgv.reader_agent.contradiction import rivals
     from agentkgv.core.runner import load_run
     from agentkgv.eval.withheld import halves
     from agentkgv.paths import Workspace
@@ -44,14 +48,20 @@ def main() -> None:
     print("contradictions by relation (false triples, true triples):")
     for relation in sorted({r for r, _ in by_relation}, key=lambda r: -by_relation[(r, False)] - by_relation[(r, True)]):
         print(f"  {relation}: {by_relation[(relation, False)]}, {by_relation[(relation, True)]}")
-    pooled = fit_contradiction_ratio(verdicts)
+    relations = relation_facts(ws, RunConfig())
+    several = [v for v in verdicts if rivals(Claim.of(v.triple), relations)]
+    rival = fit_contradiction_ratio(several)
+    excluding = [v for v in verdicts if not rivals(Claim.of(v.triple), relations)]
+    print(f"rivals: {len(several)} triples of relations with several values, "
+          f"{sum(v.outcome == Finding.CONTRADICTED.value for v in several)} with another value stated, ratio {rival}")
+    pooled = fit_contradiction_ratio(excluding)
     part = halves(held_out_training_examples(ws, reader_held_out_share(ReaderFolder.shipped()), HELD_OUT_TRIPLES))
     withheld = {e.id for e in part.withheld}
     silence = fit_silence([v for v in verdicts if v.id in withheld], [v for v in verdicts if v.id not in withheld])
     print("silence (true lacking, true holding, false lacking, false holding): no passage naming the subject "
           f"read {silence[0]}, one read {silence[1]}")
     for name, rare in ((SHIPPED_READER, False), (SHIPPED_GLOSS_READER, True)):
-        judged = [v for v in verdicts if by_rare_reader(v) == rare]
+        judged = [v for v in excluding if by_rare_reader(v) == rare]
         contradicted = sum(v.outcome == Finding.CONTRADICTED.value for v in judged)
         # A judge with few contradictions of its own takes the pooled ratio.
         ratio = fit_contradiction_ratio(judged) if contradicted >= 20 else pooled
@@ -59,7 +69,7 @@ def main() -> None:
         if args.write and ratio is not None:
             folder = shipped_reader_dir(name)
             Calibration.model_validate({**Calibration.read(folder).model_dump(), "contradiction_ratio": ratio,
-                                        "silence": silence}).save(folder)
+                                        "rival_ratio": rival, "silence": silence}).save(folder)
 
 
 if __name__ == "__main__":

@@ -240,6 +240,14 @@ def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contra
     contradicted_p = AbsenceIsUnknown(0.5).contradicted(CALIBRATION.model_copy(update={"contradiction_ratio": 0.1}),
                                                        little, 0.9, 0.8)
     assert contradicted_p / (1 - contradicted_p) == pytest.approx(0.1 * silent_p / (1 - silent_p))
+    # A rival (another value of a relation with several) moves them by its own ratio; not fitted, as a list that
+    # leaves the object out does.
+    both = CALIBRATION.model_copy(update={"contradiction_ratio": 0.1, "rival_ratio": 0.3})
+    rival_p = AbsenceIsUnknown(0.5).contradicted(both, little, 0.9, 0.8, rival=True)
+    assert rival_p / (1 - rival_p) == pytest.approx(0.3 * silent_p / (1 - silent_p))
+    unfitted_p = AbsenceIsUnknown(0.5).contradicted(both.model_copy(update={"rival_ratio": None}), little, 0.9, 0.8,
+                                                    rival=True)
+    assert unfitted_p / (1 - unfitted_p) == pytest.approx(0.1 ** 0.5 * silent_p / (1 - silent_p))
     assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
     # Fitted silence: a subject whose passages were read and say nothing is likelier false than an unnamed one.
     fitted = CALIBRATION.model_copy(update={"silence": ((0.9, 0.3, 0.6, 0.5), (0.1, 0.05, 0.4, 0.3))})

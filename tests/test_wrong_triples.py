@@ -315,6 +315,28 @@ def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_re
     assert verdict.outcome == Finding.SUPPORTED.value and verdict.stated_instead is None
 
 
+def test_another_value_of_a_relation_with_several_speaks_against_an_object_nothing_supports(tmp_path):
+    # A keeper's page states his occupation: another occupation, where nothing read states the claimed one, speaks
+    # against it (a relation with several values: a rival, weighed apart from a contradiction). A page that states
+    # two supports both: a second value withdraws no support, as it would for a relation with one value.
+    pages = [Passage("p0", "Osric Fell is a lighthouse keeper who lives in Lembrook.", "Osric Fell"),
+             Passage("p1", "Wenna Pollard is a sculptor and a painter who lives in Varnholm.", "Wenna Pollard"),
+             Passage("p2", "The tool was pressed against the metal to create the swirled look characteristic of the "
+                           "aircraft's sheet metal parts, and is thought to have been a way to clad a velmarite sheet "
+                           "panel with pure aluminum, for corrosion protection.", "velmarite")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "Osric Fell", "occupation", "sculptor")
+    assert (wrong.outcome, wrong.verdict, wrong.stated_instead) == (Finding.CONTRADICTED.value, False,
+                                                                   "lighthouse keeper"), wrong
+    assert wrong.evidence[0].id == "p0" and "several values" in (wrong.reason or "")
+    assert verify(agent, "Osric Fell", "occupation", "lighthouse keeper").outcome == Finding.SUPPORTED.value
+    for both in ("sculptor", "painter"):
+        assert verify(agent, "Wenna Pollard", "occupation", both).outcome == Finding.SUPPORTED.value, both
+    # The reader reads "aircraft" as a part of velmarite at least as well as aluminum: for a relation with one value
+    # that would withdraw the support; here both may be parts.
+    assert verify(agent, "velmarite", "has part", "aluminum").outcome == Finding.SUPPORTED.value
+
+
 def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_lowers_its_p_true(tmp_path):
     # A film's card lists its cast in full: an actor it leaves out likely did not star, weaker evidence than another
     # value of a relation with one value, since a card may list the leads only: not enough evidence, at a lower

@@ -16,7 +16,9 @@ about the subject, where the documents give the value they hold instead.
 What the documents say comes of it (`Finding`): supported where the calibration calls the triple true;
 contradicted where no passage supports it and a trusted passage read states another value where its object
 stands (reader_agent/contradiction.py; the value reader's span or a page's key-value line,
-reader_agent/form_lines.py), which is then cited first; not enough evidence otherwise (with a lower P(true), the list
+reader_agent/form_lines.py), which is then cited first, whether the relation takes one value or several (for several,
+another value is a rival: it speaks against the object, weighed apart, and withdraws no support); not enough evidence
+otherwise (with a lower P(true), the list
 cited, where a trusted card of the subject's lists the values of a relation with several in full without the object:
 `Starring: …`), false only where
 the run counts absence against a triple (reader_agent/absence.py); not checkable for a link or an identifier
@@ -56,10 +58,10 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, names_nothing_of,
-                                                 other_values, others_blanked, stated_other, states_value,
+                                                 other_values, others_blanked, rivals, stated_other, states_value,
                                                  unlisted_in, whole_name, writes_as_region)
-from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, infobox_heading, lines_of, names_key,
-                                               page_heading, several_cards, stated_in_lines)
+from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
+                                               names_key, page_heading, several_cards, stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
@@ -165,9 +167,10 @@ class ReadingAgent:
         return readings
 
     def seeks_others(self, reading: Reading) -> bool:
-        """Whether another value a passage gives would contradict the triple, so is read as well."""
-        return bool(self.config.other_values) and reading.judge.calibration is not None and contradicts(
-            reading.claim, self.relations)
+        """Whether another value a passage gives would contradict the triple, or speak against it as a rival, so is
+        read as well."""
+        return bool(self.config.other_values) and reading.judge.calibration is not None and (
+            contradicts(reading.claim, self.relations) or rivals(reading.claim, self.relations))
 
     def reads_lists(self, reading: Reading) -> bool:
         """Whether a list of the relation's values that leaves the object out would speak against the triple: a
@@ -259,7 +262,8 @@ class ReadingAgent:
         ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
         words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
         Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
-        the relation other values only. `seen`: the (passage, value) pairs read already, with their logits."""
+        the relation other values only. Of a relation with several values, none: a passage may state two of them.
+        `seen`: the (passage, value) pairs read already, with their logits."""
         stated, lined = self._stated(fresh)
         found = self._names_kept(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen],
                                  self._could_replace)
@@ -273,9 +277,12 @@ class ReadingAgent:
         # are the German-language Dolomiten ...)" would take Dolomiten's German), but where the relation's words lead.
         weighed = [(i, value, float(logit), True) for (i, value), logit in zip(found, logits)] + [
             (i, value, seen[i, key], False) for (i, key), value in stated.items() if (i, key) in seen]
-        withdrawn = lined
+        excludes = {i: contradicts(reading.claim, self.relations) for i, (reading, _) in enumerate(fresh)}
+        withdrawn = {i for i in lined if excludes[i]}
         for i, value, logit, unknown in weighed:
             reading, hit = fresh[i]
+            if not excludes[i]:
+                continue
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
             # Motown" gives no record label "jazz".
@@ -298,7 +305,12 @@ class ReadingAgent:
         lined: set[int] = set()
 
         def keep(i: int, other: str) -> bool:
-            if self.relations.may_hold(other, fresh[i][0].claim.triple):
+            (reading, hit), triple = fresh[i], fresh[i][0].claim.triple
+            if self.relations.may_hold(other, triple):
+                return False
+            # A rival a line lists with others is the list's to weigh (`unlisted_in`; one that trails off, none's).
+            if rivals(reading.claim, self.relations) and in_line_lists(
+                    self.relations.names_of(triple), self._said_of(triple, hit.passage), other):
                 return False
             found.setdefault((i, other.lower()), other)
             return True
@@ -531,7 +543,7 @@ class ReadingAgent:
         main = self.main.calibration
         prior = self.config.prior or (main.prior if main is not None else None) or DEFAULT_PRIOR
         cited: list[Hit] = []
-        stated_instead, listed = None, False
+        stated_instead, listed, rival = None, False, False
         if not claim.checkable:
             finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
         elif claim.named_by_subject():
@@ -542,7 +554,8 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
         elif contradiction is not None:
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
-            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
+            rival = rivals(claim, self.relations)
+            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior, rival)
             cited = [contradiction.hit]
         elif reading.unlisted is not None:
             # A page may list only the values its author thought the main ones (a film's leads): a person decides.
@@ -570,4 +583,5 @@ class ReadingAgent:
             outcome=finding.value, stated_instead=stated_instead, listed=listed, withheld=reading.withheld,
             reason=reading.misfit.reason() if reading.misfit is not None else (
                 SELF_CLAIM if claim.names_itself() else f"a page lists its values in full without it: {stated_instead}"
-                if listed else None))
+                if listed else f"{self.relations.label(claim.triple)!r} takes several values: a passage states "
+                f"{stated_instead!r}, and none {claim.triple.object!r}" if rival else None))

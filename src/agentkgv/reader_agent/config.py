@@ -54,7 +54,8 @@ class ReadingConfig(Settings):
     # id: another value a passage states for them contradicts the triple.
     one_valued: tuple[str, ...] = ()
     # Relations the shipped table counts as one-valued whose subjects have several values in this graph, by name or
-    # id as the triples write it: another value a passage states for them contradicts nothing.
+    # id as the triples write it: another value a passage states for them excludes nothing, and speaks against the
+    # triple only where nothing supports it, as a rival (reader_agent/contradiction.py).
     many_valued: tuple[str, ...] = ()
     # Values a passage states in the object's place that are read as a possible contradiction, per passage.
     other_values: int = Field(3, ge=0)

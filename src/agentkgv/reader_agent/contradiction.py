@@ -1,9 +1,12 @@
 """Where a passage read contradicts a triple: it states another value where the triple's object stands, for a
-relation where another value excludes the object.
+relation where another value excludes the object, or, for a relation with several values, speaks against it.
 
 A value is another date, another number beyond rounding, or another name the facts files give for a relation
 with one value per subject (reader_agent/relation_facts.py). The reader then scores the triple with that value
-against the passage; where its calibration would call that triple true, the passage contradicts the claim.
+against the passage; where its calibration would call that triple true, the passage contradicts the claim. A name
+of a relation with several values (an employer, a member of, a field of work) is read the same way, as a rival:
+another value stated where nothing read supports the object excludes nothing, but speaks against it (a BBC
+presenter's page that names the BBC and no ESPN), weighed apart from a contradiction (`Calibration.rival_ratio`).
 Because the reader keys on the marked names more than on the words between them, a value counts only where
 the passage's words between the subject and it say the relation (`born` for a birth, `founded` for a
 founding): "Codemasters opened an office in 2006" contradicts no founding year.
@@ -57,6 +60,12 @@ def contradicts(claim: Claim, relations: RelationFacts) -> bool:
     """Whether another value would contradict the claim: a date or a number, or a name of a relation with one
     value per subject."""
     return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and relations.holds(claim.triple))
+
+
+def rivals(claim: Claim, relations: RelationFacts) -> bool:
+    """Whether another value would speak against the claim without excluding it: a name of a relation with several
+    values per subject."""
+    return claim.kind is Kind.ENTITY and not relations.holds(claim.triple)
 
 
 def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) -> list[str]:

@@ -201,16 +201,33 @@ def listed_in_lines(names: Sequence[str], text: str) -> list[list[str]]:
     Sam Shepard, Scott Glenn and Ed Harris`, `Spouse(s): …`, `Awards: …`): each line's values, where it gives
     `_LIST_AT_LEAST` or more and does not trail off (`and others`, `etc.`, `…`). A line of one value of a relation
     with several is the current one as often as the only one (`Team: Charlotte Bobcats`), so no list."""
-    lists: list[list[str]] = []
+    return [values for values, _, trails in _lists_in_lines(names, text) if not trails]
+
+
+def in_line_lists(names: Sequence[str], text: str, value: str) -> bool:
+    """Whether `value` is written within a list a key-value line of `text` gives, in full or trailing off, where the
+    key is one of `names` or its plural (one of its values, or the line's run of them): the list, not the value alone,
+    says what the page holds of the relation."""
+    folded = tuple(folded_words(value))
+    for _, row, _ in _lists_in_lines(names, text):
+        words = tuple(folded_words(row))
+        if folded and any(words[k:k + len(folded)] == folded for k in range(len(words) - len(folded) + 1)):
+            return True
+    return False
+
+
+def _lists_in_lines(names: Sequence[str], text: str) -> list[tuple[list[str], str, bool]]:
+    """The lists of `_LIST_AT_LEAST` or more values `text`'s key-value lines give where the key is one of `names` or
+    its plural, each with the row as written and whether it trails off."""
+    lists: list[tuple[list[str], str, bool]] = []
     for key, given in _fields(text):
         if not names_key(key, names) or len(given) > _LONGEST_LIST:
             continue
         row = re.split(r"\s*\|\s*|\t", _ADDED.sub(" ", given))[0]
-        if _TRAILS_OFF.search(row):
-            continue
-        values = [value for part in _LIST_SEPARATOR.split(row) if (value := _cleaned(part))]
-        if len(values) >= _LIST_AT_LEAST and values not in lists:
-            lists.append(values)
+        trails = bool(_TRAILS_OFF.search(row))
+        values = [value for part in _LIST_SEPARATOR.split(_TRAILS_OFF.sub("", row)) if (value := _cleaned(part))]
+        if len(values) >= _LIST_AT_LEAST and all(values != listed for listed, _, _ in lists):
+            lists.append((values, row, trails))
     return lists
 
 
