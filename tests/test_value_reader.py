@@ -27,6 +27,12 @@ def test_a_value_is_another_only_where_it_names_neither_side_and_differs_as_a_va
     assert stated_other(date, "12 March 1931") is None and stated_other(date, "4 May 2004") == "4 May 2004"
     people = Claim.of(Triple("Marrowick", "population", "31,000"))
     assert stated_other(people, "19,450") == "19,450" and stated_other(people, "31,000") is None
+    # A possessive names the one it is of; initials name their subject; a name with an apostrophe stays as written.
+    wed = Claim.of(Triple("Tobiah Venn", "spouse", "Corin Halloway-Venn"))
+    assert stated_other(wed, "Corin Halloway\u2019s") is None and stated_other(wed, "Wenna Pollard's") == "Wenna Pollard's"
+    owned = Claim.of(Triple("Osterlund Freight", "subsidiary", "Brightwater Looms"))
+    assert stated_other(owned, "OF") is None and stated_other(owned, "OFL") == "OFL"
+    assert stated_other(born, "St John's") == "St John's"
 
 
 def test_the_examples_mark_the_object_in_true_pairs_and_no_answer_in_relation_swaps():

@@ -102,22 +102,37 @@ def stated_other(claim: Claim, value: str) -> str | None:
     line's) where it is another value than the claim's: another date or number (compared as values), or a name
     that is neither the object's nor the subject's and holds neither (`Dunholt` for Marrowick; not `Victoria` for
     `Alexandra, Victoria`), nor is one of them in another number (`symphonies` for `symphony`, `singular`), nor names
-    the same place with its region written otherwise (`Santa Barbara, CA` for `Santa Barbara, California`)."""
+    the same place with its region written otherwise (`Santa Barbara, CA` for `Santa Barbara, California`), nor is one
+    of them as a possessive (`Bethany Joy Lenz's` for Bethany Joy Lenz-Galeotti) or by its initials (`EA` for
+    Electronic Arts)."""
     if claim.date is not None:
         return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
     if claim.number is not None:
         return next((s for s, n in numbers_in(value) if claim.number.agrees(n) is False), None)
-    words = set(folded_words(value))
+    read = _POSSESSIVE.sub("", value)  # "Bethany Joy Lenz's" names her
+    words = set(folded_words(read))
     if not words:
         return None
-    head, one = folded_words(value.split(",")[0]), singular(value)
+    head, one = folded_words(read.split(",")[0]), singular(read)
     for name in (*claim.triple.object_names, *claim.triple.subject_names):
         theirs = set(folded_words(name))
-        if same_name(value, name) or (theirs and (theirs <= words or words <= theirs)) or one == singular(name):
+        if same_name(read, name) or (theirs and (theirs <= words or words <= theirs)) or one == singular(name) or (
+                initials_of(read, name)):
             return None
-        if "," in value and head == folded_words(name.split(",")[0]):
+        if "," in read and head == folded_words(name.split(",")[0]):
             return None
     return value
+
+
+_POSSESSIVE = re.compile(r"\s*['\u2019]s?$")
+_INITIALS = re.compile(r"[A-Z]{2,6}")
+
+
+def initials_of(value: str, name: str) -> bool:
+    """Whether `value` is written as the initials of `name`'s capitalised words ("EA" for Electronic Arts, "IBM" for
+    International Business Machines)."""
+    initials = "".join(word[0] for word in name.split() if word[:1].isupper())
+    return bool(_INITIALS.fullmatch(value)) and value == initials
 
 
 # English plural endings and what each stands for in the singular, the longest first. Written out because the
