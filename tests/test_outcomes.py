@@ -593,6 +593,8 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     ("born in Alexandra, Victoria", "Victoria", "Victoria"),
     ("an American jazz drummer", "jazz", "jazz"),
     ("the song “Lembrook Issue.” Marrowick is where", "Marrowick", "Marrowick"),  # a closing quote ends one
+    ("Corin Halloway\u2019s Husband Tobiah", "Corin Halloway\u2019s", "Corin Halloway\u2019s"),  # so does a possessive
+    ("Corin Halloway's Husband Tobiah", "Tobiah", "Husband Tobiah"),
 ])
 def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
     from agentkgv.reader_agent.contradiction import whole_name
