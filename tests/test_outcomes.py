@@ -13,8 +13,8 @@ from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
 from agentkgv.reader_agent.claims import Claim, Kind, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
-from agentkgv.reader_agent.form_lines import (date_keys, first_line, infobox_heading, lines_of, listed_in_lines, names_key,
-                                               several_cards, stated_in_lines)
+from agentkgv.reader_agent.form_lines import (date_keys, first_line, in_line_lists, infobox_heading, lines_of,
+                                               listed_in_lines, names_key, several_cards, stated_in_lines)
 from agentkgv.reader_agent.contradiction import names_nothing_of, others_blanked, stated_other
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.reader import CrossEncoderReader
@@ -88,7 +88,7 @@ def test_a_triple_whose_evidence_is_gone_is_never_false_unless_absence_counts(tm
     assert closed.outcome == Finding.NOT_ENOUGH_EVIDENCE.value and closed.verdict is False
 
 
-def test_support_wins_and_a_many_valued_relation_is_not_contradicted_by_another_value(tmp_path):
+def test_support_wins_and_a_value_not_stated_as_the_relations_contradicts_nothing(tmp_path):
     agent = agent_over(tmp_path, ["Mark Hamill was born in London.", "Mark Hamill was born in Cheltenham."])
     assert agent.verify([born("London")])[0].outcome == Finding.SUPPORTED.value
     genre = LabeledTriple("g", Triple("Mark Hamill", "genre", "jazz"))
@@ -243,11 +243,14 @@ def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contra
     # A rival (another value of a relation with several) moves them by its own ratio; not fitted, as a list that
     # leaves the object out does.
     both = CALIBRATION.model_copy(update={"contradiction_ratio": 0.1, "rival_ratio": 0.3})
-    rival_p = AbsenceIsUnknown(0.5).contradicted(both, little, 0.9, 0.8, rival=True)
-    assert rival_p / (1 - rival_p) == pytest.approx(0.3 * silent_p / (1 - silent_p))
-    unfitted_p = AbsenceIsUnknown(0.5).contradicted(both.model_copy(update={"rival_ratio": None}), little, 0.9, 0.8,
-                                                    rival=True)
-    assert unfitted_p / (1 - unfitted_p) == pytest.approx(0.1 ** 0.5 * silent_p / (1 - silent_p))
+    rival_false, rival_p = AbsenceIsUnknown(0.5).rivalled(both, little, 0.8)
+    assert rival_p / (1 - rival_p) == pytest.approx(0.3 * silent_p / (1 - silent_p)) and rival_false is False
+    half = AbsenceIsUnknown(0.5).rivalled(both.model_copy(update={"rival_ratio": None}), little, 0.8)[1]
+    assert half / (1 - half) == pytest.approx(0.1 ** 0.5 * silent_p / (1 - silent_p))
+    # Where it leaves the triple likelier true than not, or nothing is fitted, a person decides.
+    assert AbsenceIsUnknown(0.5).rivalled(both, little, 0.95)[0] is None
+    unfitted = AbsenceIsUnknown(0.5).rivalled(CALIBRATION, little, 0.8)
+    assert unfitted == (None, pytest.approx(silent_p))
     assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
     # Fitted silence: a subject whose passages were read and say nothing is likelier false than an unnamed one.
     fitted = CALIBRATION.model_copy(update={"silence": ((0.9, 0.3, 0.6, 0.5), (0.1, 0.05, 0.4, 0.3))})
@@ -593,8 +596,8 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     ("born in Alexandra, Victoria", "Victoria", "Victoria"),
     ("an American jazz drummer", "jazz", "jazz"),
     ("the song “Lembrook Issue.” Marrowick is where", "Marrowick", "Marrowick"),  # a closing quote ends one
-    ("Corin Halloway\u2019s Husband Tobiah", "Corin Halloway\u2019s", "Corin Halloway\u2019s"),  # so does a possessive
-    ("Corin Halloway's Husband Tobiah", "Tobiah", "Husband Tobiah"),
+    ("Corin Halloway\u2019s Husband Tobiah", "Corin Halloway\u2019s", "Corin Halloway\u2019s"),  # a span's possessive
+    ("the St Mary's Hospital in Lembrook", "Hospital", "St Mary's Hospital"),  # a possessive inside a name
 ])
 def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
     from agentkgv.reader_agent.contradiction import whole_name
@@ -612,6 +615,11 @@ def test_a_key_value_line_lists_a_relations_values_in_full_only_where_it_gives_s
     assert listed_in_lines(("award",), page) == []  # one value: the only one or the best known
     assert listed_in_lines(("team",), page) == []  # trails off, or one value
     assert listed_in_lines(("subsidiary",), page) == [["Osterlund Freight", "Brightwater Looms"]]
+    # A value written within any such list, in full or trailing off, is the list's; one on a line alone is not.
+    assert in_line_lists(("team",), page, "Memphis Grizzlies") and in_line_lists(("team",), page, "Washington Wizards, Memphis")
+    assert not in_line_lists(("team",), page, "Charlotte Bobcats") and not in_line_lists(("award",), page, "Nobel Prize")
+    # A list in full is one, whatever line before it gave the same values trailing off.
+    assert listed_in_lines(("team",), "Teams: Ann Bell, Bo Dee and others\nTeams: Ann Bell, Bo Dee") == [["Ann Bell", "Bo Dee"]]
 
 
 def test_a_date_relation_reads_a_cards_born_and_died_lines():

@@ -23,10 +23,13 @@ class Absence(Protocol):
         """The verdict and P(true) of a triple nothing read supports or contradicts."""
         ...
 
-    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float,
-                     rival: bool = False) -> float:
-        """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`; `rival`: the
-        relation takes several values, so the other value speaks against the triple without excluding it."""
+    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float) -> float:
+        """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`."""
+        ...
+
+    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        """The verdict and P(true) of a triple nothing supports where a passage states another value of its relation,
+        which takes several: evidence against that excludes nothing."""
         ...
 
     def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
@@ -45,10 +48,12 @@ class AbsenceIsFalse:
         outcome = calibration.outcome(p_support)
         return {Outcome.TRUE: True, Outcome.FALSE: False, Outcome.UNDECIDED: None}[outcome], p_support
 
-    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float,
-                     rival: bool = False) -> float:
+    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float) -> float:
         # The calibration was fitted on this kind of corpus, where a contradicted triple is an unsupported one.
         return calibration.probability(evidence)
+
+    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        return False, calibration.probability(evidence)  # unsupported, so false, the rival cited as why
 
     def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
         return self.unsupported(calibration, evidence, prior)  # silence counts already
@@ -65,16 +70,21 @@ class AbsenceIsUnknown:
     def unsupported(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
         return None, self._posterior(calibration, evidence, prior, 1.0)
 
-    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float,
-                     rival: bool = False) -> float:
-        ratio = calibration.rival_ratio if rival else calibration.contradiction_ratio
-        if ratio is None and rival and calibration.contradiction_ratio is not None:
-            # Not fitted: a rival weighs as a list that leaves the object out.
-            ratio = calibration.contradiction_ratio ** UNLISTED_WEIGHT
-        if ratio is None:
+    def contradicted(self, calibration: Calibration, evidence: Evidence, p_other: float, prior: float) -> float:
+        if calibration.contradiction_ratio is None:
             # Not fitted: as likely false as the other value is likely stated, and no likelier true than the prior.
             return min(prior, 1.0 - p_other)
-        return self._posterior(calibration, evidence, prior, ratio)
+        return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio)
+
+    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        ratio = calibration.rival_ratio
+        if ratio is None and calibration.contradiction_ratio is not None:
+            ratio = calibration.contradiction_ratio ** UNLISTED_WEIGHT  # not fitted: weighed as a list
+        if ratio is None:
+            return None, self._posterior(calibration, evidence, prior, 1.0)  # nothing fitted: it decides nothing
+        p = self._posterior(calibration, evidence, prior, ratio)
+        # It may leave the triple likelier true than not (a high prior, little silence): a person decides.
+        return (False if p < 0.5 else None), p
 
     def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
         ratio = calibration.contradiction_ratio

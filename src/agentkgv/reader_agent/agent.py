@@ -255,9 +255,9 @@ class ReadingAgent:
 
     def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
                      seen: dict[tuple[int, str], float]) -> set[int]:
-        """The values each trusted passage about the subject gives (of a claim another value would contradict; by
-        the value reader and the page's key-value lines): where one is another value than the claim's, the triple
-        with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
+        """The values each trusted passage about the subject gives (of a claim another value would contradict or
+        speak against as a rival; by the value reader and the page's key-value lines): where one is another value than
+        the claim's, the triple with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
         another value, stated with the relation's words, which either the reader reads at least as well as the claim's
         ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
         words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
@@ -552,11 +552,14 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.WRONG_KIND, False, reading.misfit.p_fits
         elif calibration.outcome(p_support) is Outcome.TRUE:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
-        elif contradiction is not None:
+        elif contradiction is not None and not rivals(claim, self.relations):
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
-            rival = rivals(claim, self.relations)
-            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior, rival)
+            p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
+        elif contradiction is not None:
+            stated_instead, rival, cited = contradiction.value, True, [contradiction.hit]
+            verdict, p_true = self.absence.rivalled(calibration, reading.evidence, prior)
+            finding = Finding.CONTRADICTED if verdict is False else Finding.NOT_ENOUGH_EVIDENCE
         elif reading.unlisted is not None:
             # A page may list only the values its author thought the main ones (a film's leads): a person decides.
             finding, listed, stated_instead = Finding.NOT_ENOUGH_EVIDENCE, True, ", ".join(reading.unlisted.values)
@@ -580,7 +583,7 @@ class ReadingAgent:
             trace=ReadingTrace(reading.evidence if reading.searches else None, reading.judge is not self.main, reading.steps),
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
-            outcome=finding.value, stated_instead=stated_instead, listed=listed, withheld=reading.withheld,
+            outcome=finding.value, stated_instead=stated_instead, listed=listed, rival=rival, withheld=reading.withheld,
             reason=reading.misfit.reason() if reading.misfit is not None else (
                 SELF_CLAIM if claim.names_itself() else f"a page lists its values in full without it: {stated_instead}"
                 if listed else f"{self.relations.label(claim.triple)!r} takes several values: a passage states "

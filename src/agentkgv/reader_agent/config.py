@@ -67,8 +67,9 @@ class ReadingConfig(Settings):
     # the shipped one; "none": every claim is searched and read.
     value_kinds: Path | Literal["none"] | None = None
     # The value reader (reader_agent/value_reader.py), a folder written by `agentkgv train-value-reader`: the value a
-    # passage gives for the subject and relation, whose other value contradicts a one-valued relation's claim.
-    # None: the shipped one; "none": only the names the facts files know, and dates and numbers, contradict.
+    # passage gives for the subject and relation, whose other value contradicts a one-valued relation's claim, or
+    # speaks against another's as a rival. None: the shipped one; "none": only the names the facts files know, the
+    # pages' key-value lines, and dates and numbers, contradict.
     value_reader: Path | Literal["none"] | None = None
 
     @model_validator(mode="after")

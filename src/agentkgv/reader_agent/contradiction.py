@@ -225,16 +225,17 @@ def whole_name(text: str, start: int, end: int) -> str:
     """The proper name `text[start:end]` is part of, as written: the capitalised words on either side, a space between,
     up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles").
     A span inside a longer name names that name's thing, whose kind it must be read by: Bethlehem Records is no place
-    of death. A span in lower case is no proper name: "American jazz" is jazz. A possessive ends a name."""
+    of death. A span in lower case is no proper name: "American jazz" is jazz."""
     if not text[start:end][:1].isupper():
         return text[start:end]
-    # A possessive ends a name: "Bethany Joy Lenz's Husband" is another.
+    # A span that ends in a possessive is not carried on: "Bethany Joy Lenz's Husband" is another (a known limit:
+    # "King's Lynn" read as "King's" stays so).
     while not _POSSESSIVE.search(text[start:end]) and (match := _WORD_AFTER.match(text[end:])) and _of_name(
             word := match.group(1).rstrip(_ENDS_NAME)):
         end += 1 + len(word)
         if len(word) < len(match.group(1)):
             break
     while ((match := _WORD_BEFORE.search(text[:start])) and match.group(1)[-1] not in _ENDS_NAME
-           and not _POSSESSIVE.search(match.group(1)) and _of_name(match.group(1))):
+           and _of_name(match.group(1))):
         start = match.start()
     return text[start:end]

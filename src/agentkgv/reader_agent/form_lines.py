@@ -226,7 +226,7 @@ def _lists_in_lines(names: Sequence[str], text: str) -> list[tuple[list[str], st
         row = re.split(r"\s*\|\s*|\t", _ADDED.sub(" ", given))[0]
         trails = bool(_TRAILS_OFF.search(row))
         values = [value for part in _LIST_SEPARATOR.split(_TRAILS_OFF.sub("", row)) if (value := _cleaned(part))]
-        if len(values) >= _LIST_AT_LEAST and all(values != listed for listed, _, _ in lists):
+        if len(values) >= _LIST_AT_LEAST and all((values, trails) != (listed, off) for listed, _, off in lists):
             lists.append((values, row, trails))
     return lists
 

@@ -2,7 +2,8 @@
 the words that state it. Where another value a passage states contradicts a triple, and where a passage's
 words say another relation (reader_agent/relation_cues.py).
 
-`born in Cheltenham` contradicts `born in London`; `plays the guitar` does not contradict `plays the piano`.
+`born in Cheltenham` contradicts `born in London`; `plays the guitar` excludes nothing of `plays the piano`, and
+speaks against it only as a rival, where nothing supports it (reader_agent/contradiction.py).
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
 lower-cased; X-FACTR's N-1 and 1-1 relations less a player's teams, with the place of foundation, which LAMA types N-1:
 `data.predicates.one_valued_keys`, which a test checks it against)
