@@ -110,10 +110,10 @@ class RelationFacts:
                 and not any(country(name) for name in triple.object_names))
 
     def others_in(self, triple: Triple, text: str, limit: int) -> list[str]:
-        """The values of this one-valued relation `text` names as written, other than the triple's object and
-        its aliases and outside the subject's names; a name right after another and a comma left out."""
-        key = self._key(triple)
-        names = self.names.get(key) if key is not None else None
+        """The values of this relation `text` names as written, other than the triple's object and its aliases and
+        outside the subject's names; a name right after another and a comma left out. Of a relation with one value
+        they contradict the triple; of one with several, they are rivals (reader_agent/contradiction.py)."""
+        names = by_predicate(self.names, triple, None)
         if names is None:
             return []
         own = {tuple(folded_words(n)) for n in (*triple.object_names, *triple.subject_names)}
