@@ -3,7 +3,8 @@
 triples, half of them with their gold passages taken out of the corpus), read with absence unknown.
 - Among the triples no passage supported, P(contradicted | true) / P(contradicted | false) for each judge, and
   the contradictions by relation (how many hit a true triple); apart, the same among the triples of relations with
-  several values, whose other value is a rival (`Calibration.rival_ratio`, pooled over the judges).
+  several values, where another value stated speaks against the object (`Calibration.several_ratio`, pooled over
+  the judges).
 - The share of true and false triples left with nothing supporting or contradicting them, in the half whose
   evidence was withheld and in the other, by whether a passage naming the subject was read
   (`Calibration.silence`).
@@ -28,7 +29,7 @@ def main() -> None:
     from agentkgv.commands.bench import HELD_OUT_TRAIN, HELD_OUT_TRIPLES, bench_withheld
     from agentkgv.commands.build import relation_facts
     from agentkgv.reader_agent.claims import Claim
-    from agentkgv.reader_agent.contradiction import rivals
+    from agentkgv.reader_agent.contradiction import takes_several
     from agentkgv.core.runner import load_run
     from agentkgv.eval.withheld import halves
     from agentkgv.paths import Workspace
@@ -49,11 +50,11 @@ def main() -> None:
     for relation in sorted({r for r, _ in by_relation}, key=lambda r: -by_relation[(r, False)] - by_relation[(r, True)]):
         print(f"  {relation}: {by_relation[(relation, False)]}, {by_relation[(relation, True)]}")
     relations = relation_facts(ws, RunConfig())
-    several = [v for v in verdicts if rivals(Claim.of(v.triple), relations)]
-    rival = fit_contradiction_ratio(several)
-    excluding = [v for v in verdicts if not rivals(Claim.of(v.triple), relations)]
-    print(f"rivals: {len(several)} triples of relations with several values, "
-          f"{sum(v.outcome == Finding.CONTRADICTED.value for v in several)} with another value stated, ratio {rival}")
+    several = [v for v in verdicts if takes_several(Claim.of(v.triple), relations)]
+    several_ratio = fit_contradiction_ratio(several)
+    excluding = [v for v in verdicts if not takes_several(Claim.of(v.triple), relations)]
+    print(f"several values: {len(several)} triples of relations with several values, "
+          f"{sum(v.outcome == Finding.CONTRADICTED.value for v in several)} with another value stated, ratio {several_ratio}")
     pooled = fit_contradiction_ratio(excluding)
     part = halves(held_out_training_examples(ws, reader_held_out_share(ReaderFolder.shipped()), HELD_OUT_TRIPLES))
     withheld = {e.id for e in part.withheld}
@@ -69,7 +70,7 @@ def main() -> None:
         if args.write and ratio is not None:
             folder = shipped_reader_dir(name)
             Calibration.model_validate({**Calibration.read(folder).model_dump(), "contradiction_ratio": ratio,
-                                        "rival_ratio": rival, "silence": silence}).save(folder)
+                                        "several_ratio": several_ratio, "silence": silence}).save(folder)
 
 
 if __name__ == "__main__":

@@ -220,9 +220,9 @@ def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_s
     # One value each, and the contradiction stands (as for the spouses above).
     single = open_graph(GraphSettings(), graph[:30], "bands").checker
     assert compose(contradicted, single).outcome == Finding.CONTRADICTED.value
-    # A rival was read as of a relation with several values already: it stands in this graph too.
-    rival = replace(contradicted, rival=True)
-    assert compose(rival, checker) == rival
+    # Another of several values was read as such already: it stands in this graph too.
+    several = replace(contradicted, several_valued=True)
+    assert compose(several, checker) == several
     # A verdict with no confidence of its own keeps none.
     unchecked = Verdict("t", claim, None, "agentkgv", outcome=Finding.NOT_CHECKABLE.value)
     assert compose(unchecked, checker).confidence is None

@@ -240,16 +240,16 @@ def test_learn_fits_the_prior_from_reviewed_silence_and_training_fits_the_contra
     contradicted_p = AbsenceIsUnknown(0.5).contradicted(CALIBRATION.model_copy(update={"contradiction_ratio": 0.1}),
                                                        little, 0.9, 0.8)
     assert contradicted_p / (1 - contradicted_p) == pytest.approx(0.1 * silent_p / (1 - silent_p))
-    # A rival (another value of a relation with several) moves them by its own ratio; not fitted, as a list that
+    # Another value of a relation with several moves them by its own ratio; not fitted, as a list that
     # leaves the object out does.
-    both = CALIBRATION.model_copy(update={"contradiction_ratio": 0.1, "rival_ratio": 0.3})
-    rival_false, rival_p = AbsenceIsUnknown(0.5).rivalled(both, little, 0.8)
-    assert rival_p / (1 - rival_p) == pytest.approx(0.3 * silent_p / (1 - silent_p)) and rival_false is False
-    half = AbsenceIsUnknown(0.5).rivalled(both.model_copy(update={"rival_ratio": None}), little, 0.8)[1]
+    both = CALIBRATION.model_copy(update={"contradiction_ratio": 0.1, "several_ratio": 0.3})
+    against, other_p = AbsenceIsUnknown(0.5).other_of_several(both, little, 0.8)
+    assert other_p / (1 - other_p) == pytest.approx(0.3 * silent_p / (1 - silent_p)) and against is False
+    half = AbsenceIsUnknown(0.5).other_of_several(both.model_copy(update={"several_ratio": None}), little, 0.8)[1]
     assert half / (1 - half) == pytest.approx(0.1 ** 0.5 * silent_p / (1 - silent_p))
     # Where it leaves the triple likelier true than not, or nothing is fitted, a person decides.
-    assert AbsenceIsUnknown(0.5).rivalled(both, little, 0.95)[0] is None
-    unfitted = AbsenceIsUnknown(0.5).rivalled(CALIBRATION, little, 0.8)
+    assert AbsenceIsUnknown(0.5).other_of_several(both, little, 0.95)[0] is None
+    unfitted = AbsenceIsUnknown(0.5).other_of_several(CALIBRATION, little, 0.8)
     assert unfitted == (None, pytest.approx(silent_p))
     assert 0.6 < silent_p < 0.8  # the prior, lowered by little support only as far as coverage allows
     # Fitted silence: a subject whose passages were read and say nothing is likelier false than an unnamed one.

@@ -226,10 +226,10 @@ def test_a_value_of_the_wrong_kind_leads_the_review_queue_and_is_exported_with_i
     quads = [str(q) for q in verdict_quads([wrong], Graphs.under("https://example.org/kgv/"), "run",
                                            datetime.now(timezone.utc))]
     assert any("WrongKindOfValue" in q for q in quads) and any("reason" in q and "2013" in q for q in quads)
-    # A rival (another value of a relation with several) is no read that decides: it waits with the silent triples,
+    # Another value of a relation with several is no read that decides: it waits with the silent triples,
     # its reason in the queue and the export.
     rival = Verdict("r", Triple("Bryan Forbes", "employer", "Quillan Broadcasting"), False, "agentkgv", confidence=0.6,
-                    p_true=0.4, outcome=Finding.CONTRADICTED.value, stated_instead="Harrowmere Radio", rival=True,
+                    p_true=0.4, outcome=Finding.CONTRADICTED.value, stated_instead="Harrowmere Radio", several_valued=True,
                     reason="'employer' takes several values: a passage states 'Harrowmere Radio', and none "
                            "'Quillan Broadcasting'")
     assert [v.id for v in review_queue([rival, unsure, wrong], below=0.7)] == ["w", "u", "r"]  # the silent one is nearer 0.5
@@ -237,4 +237,4 @@ def test_a_value_of_the_wrong_kind_leads_the_review_queue_and_is_exported_with_i
     assert "takes several values" in (tmp_path / "rival.csv").read_text()
     quads = [str(q) for q in verdict_quads([rival], Graphs.under("https://example.org/kgv/"), "run",
                                            datetime.now(timezone.utc))]
-    assert any("rival" in q and "true" in q for q in quads)
+    assert any("ofSeveralValues" in q and "true" in q for q in quads)

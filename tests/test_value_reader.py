@@ -20,6 +20,10 @@ def test_a_value_is_another_only_where_it_names_neither_side_and_differs_as_a_va
     assert stated_other(born, "Quillfeather") is None
     genre = Claim.of(Triple("Ansel Brightwater", "genre", "symphony"))
     assert stated_other(genre, "symphonies") is None and stated_other(genre, "sympathy") == "sympathy"
+    job = Claim.of(Triple("Edda Quillfeather", "occupation", "actor"))  # one occupation, in either gender
+    assert stated_other(job, "actress") is None and stated_other(job, "actresses") is None
+    assert stated_other(job, "singer") == "singer" and stated_other(Claim.of(Triple("Edda", "occupation", "poetess")),
+                                                                    "poet") is None
     # Only a word in lower case is put in the singular: a name's final s is its own; nor are two words of one stem one.
     assert stated_other(Claim.of(Triple("Ansel Brightwater", "named after", "William")), "Williams") == "Williams"
     assert stated_other(Claim.of(Triple("Ansel Brightwater", "genre", "animation")), "anime") == "anime"

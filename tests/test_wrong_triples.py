@@ -317,7 +317,7 @@ def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_re
 
 def test_another_value_of_a_relation_with_several_speaks_against_an_object_nothing_supports(tmp_path):
     # A keeper's page states his occupation: another occupation, where nothing read states the claimed one, speaks
-    # against it (a relation with several values: a rival, weighed apart from a contradiction). A page that states
+    # against it (a relation with several values: weighed apart from a contradiction). A page that states
     # two supports both: a second value withdraws no support, as it would for a relation with one value.
     pages = [Passage("p0", "Osric Fell is a lighthouse keeper who lives in Lembrook.", "Osric Fell"),
              Passage("p1", "Wenna Pollard is a sculptor and a painter who lives in Varnholm.", "Wenna Pollard"),

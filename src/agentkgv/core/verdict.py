@@ -71,10 +71,11 @@ class Verdict:
     # Whether `stated_instead` is a list a page gives in full, the object not among it: evidence against a triple of
     # a relation with several values, which decides nothing (reader_agent/contradiction.py `Unlisted`).
     listed: bool = False
-    # Whether `stated_instead` is another value of a relation with several values (a rival): it speaks against the
+    # Whether `stated_instead` is another value of a relation with several values: it speaks against the
     # triple without excluding it (reader_agent/contradiction.py).
-    rival: bool = False
-    # Why, in words, where the outcome alone does not say (a value of a kind its relation does not take, a rival, a
+    several_valued: bool = False
+    # Why, in words, where the outcome alone does not say (a value of a kind its relation does not take, another of
+    # several values, a
     # list, the graph's word).
     reason: str | None = None
     # Retrieved passages a rule kept from deciding this verdict (retrieval/guard.py): withheld by the evidence

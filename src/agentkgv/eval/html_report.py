@@ -81,10 +81,10 @@ def needs_review(verdict: Verdict, below: float) -> bool:
 def review_queue(verdicts: list[Verdict], below: float) -> list[Verdict]:
     """What a person settles fastest first: a contradiction the verifier doubts (the cited passage states
     another value: one read decides), then "not enough evidence" with P(true) nearest the middle (the prior
-    says least) and another value of a relation with several (a rival: the subject may have both), then the other
+    says least) and another value of a relation with several (the subject may have both), then the other
     doubtful verdicts by rising confidence; triples no text can check last."""
     def order(v: Verdict) -> tuple[int, float]:
-        if v.rival or v.verdict is None and v.outcome in (Finding.SUPPORTED.value, Finding.CONTRADICTED.value):
+        if v.several_valued or v.verdict is None and v.outcome in (Finding.SUPPORTED.value, Finding.CONTRADICTED.value):
             return 1, abs((v.p_true if v.p_true is not None else 0.5) - 0.5)  # the documents and the graph disagree
         if v.outcome in (Finding.CONTRADICTED.value, Finding.WRONG_KIND.value, Finding.GRAPH_CONTRADICTED.value):
             return 0, v.confidence if v.confidence is not None else 0.0
@@ -114,7 +114,7 @@ def _why(v: Verdict, below: float) -> str:
     if v.verdict is None and v.reason:  # the documents decided, the graph disagreed
         return v.reason
     if v.outcome == Finding.CONTRADICTED.value:
-        return v.reason if v.rival and v.reason else f"the first passage states {v.stated_instead!r} instead"
+        return v.reason if v.several_valued and v.reason else f"the first passage states {v.stated_instead!r} instead"
     if v.outcome == Finding.NOT_CHECKABLE.value:
         return "a link or an identifier: no text can check it"
     if v.reason:

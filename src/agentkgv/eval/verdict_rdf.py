@@ -7,7 +7,7 @@ Three named graphs under a base IRI:
   `kgv:finding`, what the documents say where the method tells it (`kgv:Supported`, `kgv:Contradicted` with
   `kgv:statedInstead`, the value the cited passage gives, `kgv:NotEnoughEvidence`, `kgv:NotCheckable`), and
   `kgv:listedInFull` true where `kgv:statedInstead` is a page's list of the relation's values without the object,
-  `kgv:rival` true where it is another value of a relation with several values,
+  `kgv:ofSeveralValues` true where it is another value of a relation with several values,
   `kgv:confidence` and `kgv:probabilityTrue` (xsd:decimal), `kgv:searches`, `kgv:cites` for each passage it
   cites (`kgv:text`, `dcterms:title`, `dcterms:source`), and PROV-O: the verdict is a `prov:Entity`
   `prov:wasGeneratedBy` a `prov:Activity` (the run) with `kgv:method` and `prov:endedAtTime`;
@@ -125,8 +125,8 @@ def verdict_quads(verdicts: Iterable[Verdict], graphs: Graphs, run: str, ended: 
             yield ox.Quad(node, _k("statedInstead"), ox.Literal(verdict.stated_instead), g)
         if verdict.listed:
             yield ox.Quad(node, _k("listedInFull"), ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean")), g)
-        if verdict.rival:
-            yield ox.Quad(node, _k("rival"), ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean")), g)
+        if verdict.several_valued:
+            yield ox.Quad(node, _k("ofSeveralValues"), ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean")), g)
         if verdict.reason:
             yield ox.Quad(node, _k("reason"), ox.Literal(verdict.reason), g)
         if verdict.documents_outcome in FINDINGS:

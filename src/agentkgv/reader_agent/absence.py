@@ -27,7 +27,7 @@ class Absence(Protocol):
         """P(true) of a triple a passage contradicts, where the reader gave the other value `p_other`."""
         ...
 
-    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+    def other_of_several(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
         """The verdict and P(true) of a triple nothing supports where a passage states another value of its relation,
         which takes several: evidence against that excludes nothing."""
         ...
@@ -52,8 +52,8 @@ class AbsenceIsFalse:
         # The calibration was fitted on this kind of corpus, where a contradicted triple is an unsupported one.
         return calibration.probability(evidence)
 
-    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
-        return False, calibration.probability(evidence)  # unsupported, so false, the rival cited as why
+    def other_of_several(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        return False, calibration.probability(evidence)  # unsupported, so false, the other value cited as why
 
     def unlisted(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
         return self.unsupported(calibration, evidence, prior)  # silence counts already
@@ -76,8 +76,8 @@ class AbsenceIsUnknown:
             return min(prior, 1.0 - p_other)
         return self._posterior(calibration, evidence, prior, calibration.contradiction_ratio)
 
-    def rivalled(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
-        ratio = calibration.rival_ratio
+    def other_of_several(self, calibration: Calibration, evidence: Evidence, prior: float) -> tuple[bool | None, float]:
+        ratio = calibration.several_ratio
         if ratio is None and calibration.contradiction_ratio is not None:
             ratio = calibration.contradiction_ratio ** UNLISTED_WEIGHT  # not fitted: weighed as a list
         if ratio is None:

@@ -17,7 +17,7 @@ What the documents say comes of it (`Finding`): supported where the calibration 
 contradicted where no passage supports it and a trusted passage read states another value where its object
 stands (reader_agent/contradiction.py; the value reader's span or a page's key-value line,
 reader_agent/form_lines.py), which is then cited first, whether the relation takes one value or several (for several,
-another value is a rival: it speaks against the object, weighed apart, and withdraws no support); not enough evidence
+another value speaks against the object, weighed apart, and withdraws no support); not enough evidence
 otherwise (with a lower P(true), the list
 cited, where a trusted card of the subject's lists the values of a relation with several in full without the object:
 `Starring: …`), false only where
@@ -58,8 +58,8 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, names_nothing_of,
-                                                 other_values, others_blanked, rivals, stated_other, states_value,
-                                                 unlisted_in, whole_name, writes_as_region)
+                                                 other_values, others_blanked, stated_other, states_value,
+                                                 takes_several, unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
                                                names_key, page_heading, several_cards, stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
@@ -167,15 +167,15 @@ class ReadingAgent:
         return readings
 
     def seeks_others(self, reading: Reading) -> bool:
-        """Whether another value a passage gives would contradict the triple, or speak against it as a rival, so is
+        """Whether another value a passage gives would contradict the triple, or speak against it as another of several, so is
         read as well."""
         return bool(self.config.other_values) and reading.judge.calibration is not None and (
-            contradicts(reading.claim, self.relations) or rivals(reading.claim, self.relations))
+            contradicts(reading.claim, self.relations) or takes_several(reading.claim, self.relations))
 
     def reads_lists(self, reading: Reading) -> bool:
         """Whether a list of the relation's values that leaves the object out would speak against the triple: a
         name of a relation with several values (one with one is contradicted by any other value, `seeks_others`)."""
-        return bool(self.config.other_values) and reading.judge.calibration is not None and rivals(
+        return bool(self.config.other_values) and reading.judge.calibration is not None and takes_several(
             reading.claim, self.relations)
 
     def step(self, active: list[Reading]) -> None:
@@ -256,7 +256,7 @@ class ReadingAgent:
     def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
                      seen: dict[tuple[int, str], float]) -> set[int]:
         """The values each trusted passage about the subject gives (of a claim another value would contradict or
-        speak against as a rival; by the value reader and the page's key-value lines): where one is another value than
+        speak against as another of several; by the value reader and the page's key-value lines): where one is another value than
         the claim's, the triple with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
         another value, stated with the relation's words, which either the reader reads at least as well as the claim's
         ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
@@ -308,8 +308,8 @@ class ReadingAgent:
             (reading, hit), triple = fresh[i], fresh[i][0].claim.triple
             if self.relations.may_hold(other, triple):
                 return False
-            # A rival a line lists with others is the list's to weigh (`unlisted_in`; one that trails off, none's).
-            if rivals(reading.claim, self.relations) and in_line_lists(
+            # Another of several values that a line lists with others is the list's to weigh (`unlisted_in`; one that trails off, none's).
+            if takes_several(reading.claim, self.relations) and in_line_lists(
                     self.relations.names_of(triple), self._said_of(triple, hit.passage), other):
                 return False
             found.setdefault((i, other.lower()), other)
@@ -543,7 +543,7 @@ class ReadingAgent:
         main = self.main.calibration
         prior = self.config.prior or (main.prior if main is not None else None) or DEFAULT_PRIOR
         cited: list[Hit] = []
-        stated_instead, listed, rival = None, False, False
+        stated_instead, listed, several_valued = None, False, False
         if not claim.checkable:
             finding, verdict, p_true = Finding.NOT_CHECKABLE, None, None
         elif claim.named_by_subject():
@@ -552,13 +552,13 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.WRONG_KIND, False, reading.misfit.p_fits
         elif calibration.outcome(p_support) is Outcome.TRUE:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
-        elif contradiction is not None and not rivals(claim, self.relations):
+        elif contradiction is not None and not takes_several(claim, self.relations):
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
             p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
         elif contradiction is not None:
-            stated_instead, rival, cited = contradiction.value, True, [contradiction.hit]
-            verdict, p_true = self.absence.rivalled(calibration, reading.evidence, prior)
+            stated_instead, several_valued, cited = contradiction.value, True, [contradiction.hit]
+            verdict, p_true = self.absence.other_of_several(calibration, reading.evidence, prior)
             finding = Finding.CONTRADICTED if verdict is False else Finding.NOT_ENOUGH_EVIDENCE
         elif reading.unlisted is not None:
             # A page may list only the values its author thought the main ones (a film's leads): a person decides.
@@ -583,8 +583,10 @@ class ReadingAgent:
             trace=ReadingTrace(reading.evidence if reading.searches else None, reading.judge is not self.main, reading.steps),
             p_true=None if p_true is None else round(p_true, 4),
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
-            outcome=finding.value, stated_instead=stated_instead, listed=listed, rival=rival, withheld=reading.withheld,
+            outcome=finding.value, stated_instead=stated_instead, listed=listed, several_valued=several_valued,
+            withheld=reading.withheld,
             reason=reading.misfit.reason() if reading.misfit is not None else (
                 SELF_CLAIM if claim.names_itself() else f"a page lists its values in full without it: {stated_instead}"
-                if listed else f"{self.relations.label(claim.triple)!r} takes several values: a passage states "
-                f"{stated_instead!r}, and none {claim.triple.object!r}" if rival else None))
+                if listed else f"{self.relations.label(claim.triple)!r} takes several values, and a passage gives "
+                f"{stated_instead!r} as {claim.triple.subject}'s where none gives {claim.triple.object!r}"
+                if several_valued else None))

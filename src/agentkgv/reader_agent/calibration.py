@@ -69,9 +69,9 @@ class Calibration(Settings):
     # P(contradicted | false), among such triples, fitted on held-out training triples with half their evidence
     # withheld (experiments/contradiction_ratio.py); None: not fitted.
     contradiction_ratio: float | None = Field(None, gt=0, lt=1)
-    # The same for another value of a relation with several values stated where nothing supports the object (a
-    # rival, reader_agent/contradiction.py), fitted alike among the triples of such relations; None: not fitted.
-    rival_ratio: float | None = Field(None, gt=0, lt=1)
+    # The same for another value of a relation with several values stated where nothing supports the object
+    # (reader_agent/contradiction.py), fitted alike among the triples of such relations; None: not fitted.
+    several_ratio: float | None = Field(None, gt=0, lt=1)
     # How often a triple is left with nothing read supporting or contradicting it, by whether a passage naming
     # its subject was read (first row: none was; second: one was): the rate among true triples whose evidence
     # the documents lack, among true ones whose evidence they hold, among false ones where the documents lack

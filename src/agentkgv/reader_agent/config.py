@@ -55,7 +55,7 @@ class ReadingConfig(Settings):
     one_valued: tuple[str, ...] = ()
     # Relations the shipped table counts as one-valued whose subjects have several values in this graph, by name or
     # id as the triples write it: another value a passage states for them excludes nothing, and speaks against the
-    # triple only where nothing supports it, as a rival (reader_agent/contradiction.py).
+    # triple only where nothing supports it, as another of several values (reader_agent/contradiction.py).
     many_valued: tuple[str, ...] = ()
     # Values a passage states in the object's place that are read as a possible contradiction, per passage.
     other_values: int = Field(3, ge=0)
@@ -68,7 +68,7 @@ class ReadingConfig(Settings):
     value_kinds: Path | Literal["none"] | None = None
     # The value reader (reader_agent/value_reader.py), a folder written by `agentkgv train-value-reader`: the value a
     # passage gives for the subject and relation, whose other value contradicts a one-valued relation's claim, or
-    # speaks against another's as a rival. None: the shipped one; "none": only the names the facts files know, the
+    # speaks against another's as another of several. None: the shipped one; "none": only the names the facts files know, the
     # pages' key-value lines, and dates and numbers, contradict.
     value_reader: Path | Literal["none"] | None = None
 

@@ -4,9 +4,10 @@ relation where another value excludes the object, or, for a relation with severa
 A value is another date, another number beyond rounding, or another name the facts files give for a relation
 with one value per subject (reader_agent/relation_facts.py). The reader then scores the triple with that value
 against the passage; where its calibration would call that triple true, the passage contradicts the claim. A name
-of a relation with several values (an employer, a member of, a field of work) is read the same way, as a rival:
+of a relation with several values (an employer, a member of, a field of work) is read the same way, as another of
+several:
 another value stated where nothing read supports the object excludes nothing, but speaks against it (a BBC
-presenter's page that names the BBC and no ESPN), weighed apart from a contradiction (`Calibration.rival_ratio`).
+presenter's page that names the BBC and no ESPN), weighed apart from a contradiction (`Calibration.several_ratio`).
 Because the reader keys on the marked names more than on the words between them, a value counts only where
 the passage's words between the subject and it say the relation (`born` for a birth, `founded` for a
 founding): "Codemasters opened an office in 2006" contradicts no founding year.
@@ -62,7 +63,7 @@ def contradicts(claim: Claim, relations: RelationFacts) -> bool:
     return claim.kind in (Kind.DATE, Kind.NUMBER) or (claim.kind is Kind.ENTITY and relations.holds(claim.triple))
 
 
-def rivals(claim: Claim, relations: RelationFacts) -> bool:
+def takes_several(claim: Claim, relations: RelationFacts) -> bool:
     """Whether another value would speak against the claim without excluding it: a name of a relation with several
     values per subject."""
     return claim.kind is Kind.ENTITY and not relations.holds(claim.triple)
@@ -140,11 +141,19 @@ def initials_of(value: str, name: str) -> bool:
 _PLURALS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("s", ""))
 
 
+# Feminine endings of English nouns and the form they mark ("actress": `actor`, "poetess": `poet`): one occupation.
+_FEMININE = (("tresses", "tor"), ("esses", ""), ("tress", "tor"), ("ess", ""))
+
+
 def singular(value: str) -> tuple[str, ...]:
-    """The folded words of `value`, each written in lower case put in the singular ("symphonies": `symphony`); a
-    capitalised word is a name, whose final s is its own ("Williams")."""
+    """The folded words of `value`, each written in lower case put in the singular and the unmarked gender
+    ("symphonies": `symphony`, "actresses": `actor`); a capitalised word is a name, whose final s is its own
+    ("Williams")."""
     def one(word: str) -> str:
         folded = fold_word(word)
+        if word[:1].islower() and len(folded) > 6 and (ending := next(
+                (pair for pair in _FEMININE if folded.endswith(pair[0])), None)):
+            return folded[:-len(ending[0])] + ending[1]
         if not word[:1].islower() or folded.endswith(("ss", "us", "is")):
             return folded
         return next((folded[:-len(plural)] + own for plural, own in _PLURALS

@@ -3,7 +3,7 @@ the words that state it. Where another value a passage states contradicts a trip
 words say another relation (reader_agent/relation_cues.py).
 
 `born in Cheltenham` contradicts `born in London`; `plays the guitar` excludes nothing of `plays the piano`, and
-speaks against it only as a rival, where nothing supports it (reader_agent/contradiction.py).
+speaks against it only as another of several values, where nothing supports it (reader_agent/contradiction.py).
 Which relations have one value: the shipped table (`one_valued.json`, by Wikidata id, label and alias,
 lower-cased; X-FACTR's N-1 and 1-1 relations less a player's teams, with the place of foundation, which LAMA types N-1:
 `data.predicates.one_valued_keys`, which a test checks it against)
@@ -112,7 +112,7 @@ class RelationFacts:
     def others_in(self, triple: Triple, text: str, limit: int) -> list[str]:
         """The values of this relation `text` names as written, other than the triple's object and its aliases and
         outside the subject's names; a name right after another and a comma left out. Of a relation with one value
-        they contradict the triple; of one with several, they are rivals (reader_agent/contradiction.py)."""
+        they contradict the triple; of one with several, they speak against it (reader_agent/contradiction.py)."""
         names = by_predicate(self.names, triple, None)
         if names is None:
             return []

@@ -99,7 +99,7 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
                                      f"them): {error}") from None
     fitted = Calibration.model_validate({**fitted.model_dump(), "prior": learned_prior(reviewed, labels, current),
                                          "contradiction_ratio": current.contradiction_ratio,
-                                         "rival_ratio": current.rival_ratio, "silence": current.silence})
+                                         "several_ratio": current.several_ratio, "silence": current.silence})
     after = [fitted.outcome(fitted.probability(e)) is Outcome.TRUE for e in evidence]
     return fitted, Learned(len(reviews), sum(gold), round(score(gold, before).macro_f1, 4),
                            round(score(gold, after).macro_f1, 4), sum(a != b for a, b in zip(after, before)),
