@@ -335,6 +335,11 @@ def test_another_value_of_a_relation_with_several_speaks_against_an_object_nothi
     # The reader reads "aircraft" as a part of velmarite at least as well as aluminum: for a relation with one value
     # that would withdraw the support; here both may be parts.
     assert verify(agent, "velmarite", "has part", "aluminum").outcome == Finding.SUPPORTED.value
+    # A relation the predicates table does not know (a raw infobox key) may take one value or several: another value
+    # its line gives says nothing.
+    card = agent_over([Passage("p0", "Osric Fell\nBackground: lighthouse keeper\nBorn: 1961\n\nOsric Fell keeps the "
+                                     "light at Lembrook.", "Osric Fell")], tmp_path / "card")
+    assert verify(card, "Osric Fell", "background", "sculptor").outcome == Finding.NOT_ENOUGH_EVIDENCE.value
 
 
 def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_lowers_its_p_true(tmp_path):

@@ -175,8 +175,8 @@ class ReadingAgent:
     def reads_lists(self, reading: Reading) -> bool:
         """Whether a list of the relation's values that leaves the object out would speak against the triple: a
         name of a relation with several values (one with one is contradicted by any other value, `seeks_others`)."""
-        return bool(self.config.other_values) and reading.judge.calibration is not None and takes_several(
-            reading.claim, self.relations)
+        return bool(self.config.other_values) and reading.judge.calibration is not None and (
+            reading.claim.kind is Kind.ENTITY and not contradicts(reading.claim, self.relations))
 
     def step(self, active: list[Reading]) -> None:
         started = time.perf_counter()

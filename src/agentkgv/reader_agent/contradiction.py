@@ -65,8 +65,8 @@ def contradicts(claim: Claim, relations: RelationFacts) -> bool:
 
 def takes_several(claim: Claim, relations: RelationFacts) -> bool:
     """Whether another value would speak against the claim without excluding it: a name of a relation with several
-    values per subject."""
-    return claim.kind is Kind.ENTITY and not relations.holds(claim.triple)
+    values per subject, of those the predicates table knows (of one it does not, nobody says how many it takes)."""
+    return claim.kind is Kind.ENTITY and not relations.holds(claim.triple) and relations.knows(claim.triple)
 
 
 def other_values(claim: Claim, relations: RelationFacts, text: str, limit: int) -> list[str]:

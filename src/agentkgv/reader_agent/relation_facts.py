@@ -59,6 +59,11 @@ class RelationFacts:
     def holds(self, triple: Triple) -> bool:
         return self._key(triple) is not None
 
+    def knows(self, triple: Triple) -> bool:
+        """Whether the predicates table names the triple's relation (by id, label or alias): one it does not (a raw
+        infobox key, DBpedia's `background`, `latDirection`) may take one value or several, nobody says."""
+        return by_predicate(self.named, triple, None) is not None
+
     def _key(self, triple: Triple) -> str | None:
         if any(key in self.removed for key in triple.predicate_keys):
             return None
