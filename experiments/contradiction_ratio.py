@@ -54,7 +54,8 @@ def main() -> None:
     several_ratio = fit_contradiction_ratio(several)
     excluding = [v for v in verdicts if not takes_several(Claim.of(v.triple), relations)]
     print(f"several values: {len(several)} triples of relations with several values, "
-          f"{sum(v.outcome == Finding.CONTRADICTED.value for v in several)} with another value stated, ratio {several_ratio}")
+          f"{sum(v.outcome == Finding.CONTRADICTED.value for v in several)} with another value stated, "
+          f"ratio {several_ratio}")
     pooled = fit_contradiction_ratio(excluding)
     part = halves(held_out_training_examples(ws, reader_held_out_share(ReaderFolder.shipped()), HELD_OUT_TRIPLES))
     withheld = {e.id for e in part.withheld}

@@ -169,7 +169,8 @@ def verdict_word(v: Verdict) -> str:
 
 
 def show_check(verdict: Verdict) -> None:
-    stated = verdict.stated_instead if verdict.finding == Finding.CONTRADICTED.value and not verdict.several_valued else None
+    own = verdict.finding == Finding.CONTRADICTED.value and not verdict.several_valued
+    stated = verdict.stated_instead if own else None
     finding = verdict.finding + (f": {stated}" if stated else f": {verdict.reason}" if verdict.reason else "")
     print_table(verdict.triple.verbalize(), ["Verdict", "The documents", "P(true)", "Confidence", "Searches"],
                 [[verdict_word(verdict), finding, "-" if verdict.p_true is None else f"{verdict.p_true:.3f}",

@@ -94,8 +94,8 @@ def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_
 def as_read(verdict: Verdict, checker: GraphChecker) -> Verdict:
     """The documents' verdict as the graph reads it: a contradiction of a predicate the graph gives many subjects
     several values of (`GraphChecker.several_values`) is a triple they were silent on, their outcome and the value
-    they stated kept beside it, unless it was read as another of several values already. Any other verdict as it is. What the graph prior is fitted on (eval/graph_bench.py)
-    and what it scores."""
+    they stated kept beside it, unless it was read as another of several values already. Any other verdict as it is.
+    What the graph prior is fitted on (eval/graph_bench.py) and what it scores."""
     # Another of several values was weighed as excluding nothing already (reader_agent/contradiction.py).
     if verdict.finding != Finding.CONTRADICTED.value or verdict.several_valued:
         return verdict

@@ -167,8 +167,8 @@ class ReadingAgent:
         return readings
 
     def seeks_others(self, reading: Reading) -> bool:
-        """Whether another value a passage gives would contradict the triple, or speak against it as another of several, so is
-        read as well."""
+        """Whether another value a passage gives would contradict the triple, or speak against it as another of
+        several, so is read as well."""
         return bool(self.config.other_values) and reading.judge.calibration is not None and (
             contradicts(reading.claim, self.relations) or takes_several(reading.claim, self.relations))
 
@@ -256,11 +256,11 @@ class ReadingAgent:
     def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
                      seen: dict[tuple[int, str], float]) -> set[int]:
         """The values each trusted passage about the subject gives (of a claim another value would contradict or
-        speak against as another of several; by the value reader and the page's key-value lines): where one is another value than
-        the claim's, the triple with it is read, and weighed as a contradiction. Returns the passages that support the claim yet give
-        another value, stated with the relation's words, which either the reader reads at least as well as the claim's
-        ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick) or the relation's
-        words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
+        speak against as another of several; by the value reader and the page's key-value lines): where one is another
+        value than the claim's, the triple with it is read, and weighed as a contradiction. Returns the passages that
+        support the claim yet give another value, stated with the relation's words, which either the reader reads at
+        least as well as the claim's ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in
+        Marrowick) or the relation's words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
         Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
         the relation other values only. Of a relation with several values, none: a passage may state two of them.
         `seen`: the (passage, value) pairs read already, with their logits."""
@@ -308,7 +308,8 @@ class ReadingAgent:
             (reading, hit), triple = fresh[i], fresh[i][0].claim.triple
             if self.relations.may_hold(other, triple):
                 return False
-            # Another of several values that a line lists with others is the list's to weigh (`unlisted_in`; one that trails off, none's).
+            # Another of several values that a line lists with others is the list's to weigh (`unlisted_in`; one that
+            # trails off, none's).
             if takes_several(reading.claim, self.relations) and in_line_lists(
                     self.relations.names_of(triple), self._said_of(triple, hit.passage), other):
                 return False

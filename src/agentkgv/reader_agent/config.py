@@ -68,8 +68,8 @@ class ReadingConfig(Settings):
     value_kinds: Path | Literal["none"] | None = None
     # The value reader (reader_agent/value_reader.py), a folder written by `agentkgv train-value-reader`: the value a
     # passage gives for the subject and relation, whose other value contradicts a one-valued relation's claim, or
-    # speaks against another's as another of several. None: the shipped one; "none": only the names the facts files know, the
-    # pages' key-value lines, and dates and numbers, contradict.
+    # speaks against another's as another of several. None: the shipped one; "none": only the names the facts files
+    # know, the pages' key-value lines, and dates and numbers, contradict.
     value_reader: Path | Literal["none"] | None = None
 
     @model_validator(mode="after")
