@@ -172,6 +172,13 @@ class ReadingAgent:
         return bool(self.config.other_values) and reading.judge.calibration is not None and (
             contradicts(reading.claim, self.relations) or takes_several(reading.claim, self.relations))
 
+    def reads_others_now(self, reading: Reading) -> bool:
+        """Whether the other values its passages give are read in the turn that finds them: those of a relation with
+        one value, which may withdraw a passage's support. Another of several values withdraws nothing and matters only
+        where nothing supports the object, so it is read once the triple's search ends, and only where it does
+        (`_weigh_several`): the same verdicts at a fraction of the cost."""
+        return self.seeks_others(reading) and contradicts(reading.claim, self.relations)
+
     def reads_lists(self, reading: Reading) -> bool:
         """Whether a list of the relation's values that leaves the object out would speak against the triple: a
         name of a relation with several values (one with one is contradicted by any other value, `seeks_others`)."""
@@ -191,15 +198,12 @@ class ReadingAgent:
         # A date or a number is named by its value: the triple each passage is read against marks the forms
         # in which that passage writes it.
         triples = [reading.claim.for_passage(hit.passage.text) for reading, hit in fresh]
-        # The values a trusted passage gives in the object's place (reader_agent/contradiction.py) are read in the same
-        # batch: whether one contradicts the triple matters only where nothing supports it, which the verdict
-        # decides; one batch a turn costs less than a second pass over the triples left unsupported.
-        others = [(i, value) for i, (reading, hit) in enumerate(fresh)
-                  if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)
-                  for value in other_values(reading.claim, self.relations, self._said_of(reading.claim.triple, hit.passage),
-                                            self.config.other_values)]
-        # A name the facts files give as the relation's value may be the object written otherwise ("Jewish").
-        others = self._names_kept(fresh, others, self.kinds.differs if self.kinds else _every)
+        # The values a trusted passage gives in the object's place (reader_agent/contradiction.py), of a relation with
+        # one value, are read in the same batch: one may withdraw the passage's support, and one batch a turn costs
+        # less than a second pass. Those of a relation with several are read once the search ends (`_weigh_several`).
+        read = [i for i, (reading, hit) in enumerate(fresh)
+                if self.reads_others_now(reading) and not self.distrusted.covers(hit.passage.source)]
+        others = self._named_others(fresh, read)
         pairs = [(triple, hit.passage.text, judged_title(hit.passage)) for triple, (_, hit) in zip(triples, fresh)] + [
             (fresh[i][0].claim.with_object(value), fresh[i][1].passage.text, judged_title(fresh[i][1].passage))
             for i, value in others]
@@ -209,7 +213,7 @@ class ReadingAgent:
         # Only the value reader's span or a key-value line withdraws support (below), not any name the facts files
         # know that a passage writes with the relation's words somewhere between: "the only Slovene daily ... (the
         # other two are the German-language Dolomiten ...)" gives Dolomiten no language but German.
-        withdrawn = self._read_values(fresh, scores[:len(fresh)], {
+        withdrawn = self._read_values(fresh, read, scores[:len(fresh)], {
             (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
@@ -239,9 +243,44 @@ class ReadingAgent:
                                       f"(reader {reading.judge.reader.name}); "
                                       f"a passage names both: {'yes' if e.named_both else 'no'}")
             reading.done = reading.judge.stops(e, reading.searches, self.config.max_searches) or not reading.queries
+        self._weigh_several([reading for reading in active if reading.done])
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
+
+    def _named_others(self, fresh: list[tuple[Reading, Hit]], read: list[int]) -> list[tuple[int, str]]:
+        """The names the facts files give as the relation's values that each passage of `read` names, other than
+        the claim's object; one of another kind may be the object written otherwise ("Jewish")."""
+        others = [(i, value) for i in read for value in other_values(
+            fresh[i][0].claim, self.relations, self._said_of(fresh[i][0].claim.triple, fresh[i][1].passage),
+            self.config.other_values)]
+        return self._names_kept(fresh, others, self.kinds.differs if self.kinds else _every)
+
+    def _weigh_several(self, done: list[Reading]) -> None:
+        """Read the other values that the trusted passages of each finished triple of a relation with several values
+        give, where nothing supports the triple: a passage may state two such values, so they withdraw no support,
+        and the verdict weighs them only where the triple is not supported."""
+        late = [(reading, hit) for reading in done
+                if self.seeks_others(reading) and not self.reads_others_now(reading) and not self._supported(reading)
+                for hit, _ in reading.read.values() if not self.distrusted.covers(hit.passage.source)]
+        if not late:
+            return
+        read = list(range(len(late)))
+        others = self._named_others(late, read)
+        logits = self._score([late[i][0] for i, _ in others], [
+            (late[i][0].claim.with_object(value), late[i][1].passage.text, judged_title(late[i][1].passage))
+            for i, value in others])
+        for (i, value), logit in zip(others, logits):
+            self._weigh_other(late[i][0], late[i][1], value, float(logit))
+        scores = np.array([reading.read[hit.passage.id][1] for reading, hit in late], dtype=np.float32)
+        self._read_values(late, read, scores, {(i, value.lower()): float(logit)
+                                              for (i, value), logit in zip(others, logits)})
+
+    @staticmethod
+    def _supported(reading: Reading) -> bool:
+        calibration = reading.judge.calibration
+        return calibration is not None and (
+            calibration.outcome(calibration.probability(reading.evidence)) is Outcome.TRUE)
 
     @staticmethod
     def _score(owners: list[Reading], pairs: list[tuple[Triple, str, str]]) -> np.ndarray:
@@ -253,7 +292,7 @@ class ReadingAgent:
             scores[mine] = judge.reader.score([pairs[k] for k in mine])
         return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
 
-    def _read_values(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
+    def _read_values(self, fresh: list[tuple[Reading, Hit]], read: list[int], scores: np.ndarray,
                      seen: dict[tuple[int, str], float]) -> set[int]:
         """The values each trusted passage about the subject gives (of a claim another value would contradict or
         speak against as another of several; by the value reader and the page's key-value lines): where one is another
@@ -263,8 +302,8 @@ class ReadingAgent:
         Marrowick) or the relation's words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
         Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
         the relation other values only. Of a relation with several values, none: a passage may state two of them.
-        `seen`: the (passage, value) pairs read already, with their logits."""
-        stated, lined = self._stated(fresh)
+        `read`: the passages of `fresh` to read; `seen`: the (passage, value) pairs read already, with their logits."""
+        stated, lined = self._stated(fresh, read)
         found = self._names_kept(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen],
                                  self._could_replace)
         logits = self._score([fresh[i][0] for i, _ in found], [
@@ -295,12 +334,10 @@ class ReadingAgent:
                 withdrawn.add(i)
         return withdrawn
 
-    def _stated(self, fresh: list[tuple[Reading, Hit]]) -> tuple[dict[tuple[int, str], str], set[int]]:
+    def _stated(self, fresh: list[tuple[Reading, Hit]], read: list[int]) -> tuple[dict[tuple[int, str], str], set[int]]:
         """The other values than its claim's that each passage gives, by (passage, value lower-cased); and the
         passages whose key-value lines give the relation other values only, which support the claim nowhere, whatever
         else they name the object as (`Headquarters: Quillan Cross` beside `Place of foundation: Varrowby`)."""
-        read = [i for i, (reading, hit) in enumerate(fresh)
-                if self.seeks_others(reading) and not self.distrusted.covers(hit.passage.source)]
         found: dict[tuple[int, str], str] = {}
         lined: set[int] = set()
 
