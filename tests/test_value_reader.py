@@ -95,3 +95,26 @@ def test_the_spans_after_the_best_share_no_token_with_a_better_one():
     assert [span.text for span in ranked[:2]] == ["Kelvercombe", "Porthkennack"]
     assert [span.score for span in ranked] == sorted((span.score for span in ranked), reverse=True)
     assert ranked_spans(start, end, ids, offsets, contexts, margin=7.0, count=3)[0] == [ranked[0]]
+
+
+def test_a_span_never_runs_across_a_sentences_end():
+    _, tokenizer = base_value_model()
+    contexts = ["He lives in Lembrook. He was born in Dunholt in 1961. St. Ives is near."]
+    encoded = encode(tokenizer, ["Osric Fell | place of birth"], contexts)
+    ids = [encoded.sequence_ids(0)]
+    offsets = encoded.pop("offset_mapping").numpy()
+    tokens = encoded["input_ids"].shape[1]
+    inside = [k for k in range(tokens) if ids[0][k] == 1]
+
+    def first(word: str) -> int:
+        return next(k for k in inside if offsets[0, k, 0] == contexts[0].index(word))
+
+    def last(word: str) -> int:
+        return next(k for k in inside if offsets[0, k, 1] == contexts[0].index(word) + len(word))
+
+    start, end = np.zeros((1, tokens)), np.zeros((1, tokens))
+    start[0, first("Lembrook")], end[0, last("Dunholt")] = 4.0, 4.0  # the best pair runs across the full stop
+    start[0, first("Dunholt")], end[0, last("Lembrook")] = 1.0, 1.0
+    start[0, first("St.")], end[0, last("Ives")] = 0.5, 0.5  # an abbreviation's point ends no sentence
+    ranked = ranked_spans(start, end, ids, offsets, contexts, margin=0.0, count=3)[0]
+    assert [span.text for span in ranked] == ["Lembrook", "Dunholt", "St. Ives"]

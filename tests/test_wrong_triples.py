@@ -304,6 +304,25 @@ def test_a_place_the_page_names_beside_another_birth_place_is_contradicted_by_it
     assert verify(agent, "Ansel Brightwater", "birth place", "Lembrook").outcome == Finding.SUPPORTED.value
 
 
+def test_a_place_the_page_names_without_the_relations_words_is_contradicted_by_the_one_stated_with_them(tmp_path):
+    # A new user's keeper: where he lives and where he was born, in two sentences; the value reader once read both
+    # as one span, and the reader reads a birth in either town as well.
+    pages = [Passage("p0", "Osric Fell is a lighthouse keeper and a painter. He lives in Lembrook. He was born in "
+                           "Dunholt in 1961.", "Osric Fell")]
+    agent = agent_over(pages, tmp_path)
+    verdict = verify(agent, "Osric Fell", "place of birth", "Lembrook")
+    assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, "Dunholt"), verdict
+    assert verify(agent, "Osric Fell", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
+
+
+def test_where_one_lives_or_works_is_no_birth_there(tmp_path):
+    pages = [Passage("p0", "Osric Fell is a painter who lives in Lembrook and works in Dunholt.", "Osric Fell")]
+    agent = agent_over(pages, tmp_path)
+    for town in ("Lembrook", "Dunholt"):
+        for relation in ("place of birth", "place of death"):
+            assert verify(agent, "Osric Fell", relation, town).outcome != Finding.SUPPORTED.value, (town, relation)
+
+
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
     # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
     # yet the words lead to another paper's language.

@@ -327,8 +327,9 @@ class ReadingAgent:
             # Motown" gives no record label "jazz".
             if not self._states_as_own(reading.claim, value, hit.passage.text):
                 continue
-            if unknown and self._gives_instead(reading, scores[i], logit) or (
-                    self._reads_true(reading, logit) and self.relations.cues.leads_first_to(
+            if unknown and self._gives_instead(reading, scores[i], logit) or self._reads_true(reading, logit) and (
+                    not self._states_as_own(reading.claim, reading.claim.triple.object, hit.passage.text)
+                    or self.relations.cues.leads_first_to(
                         reading.claim.triple, reader_view(reading.claim.for_passage(hit.passage.text),
                                                           hit.passage.text).text, value)):
                 withdrawn.add(i)

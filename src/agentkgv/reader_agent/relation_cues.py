@@ -51,6 +51,10 @@ _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
 # ("Chelsea vs. Arsenal") names both sides alike.
 OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", "beaten", "defeat", "defeated",
                                                   "defeating", "loss", "lost", "rout", "routed"]))}
+# Rivals of a person's places that no facts file holds, so that `build` cannot find them by their objects: where
+# one lives or works is no birth or death there ("lives in Lembrook. He was born in Dunholt"). Their words are their
+# names' in the predicates table (residence: live, resid; work location: work, activ).
+UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937")}
 # The words that may stand between an opponent's word and the team: "loss to the", "rout of the", "beaten by the".
 _TO_OPPONENT = frozenset({"to", "of", "by", "the", "a", "an"})
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
@@ -538,9 +542,9 @@ class RelationCues:
     def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]],
               single: Collection[str]) -> CueTable:
         """(cues, rivals) by relation id: the cues of every relation known, and for each relation of `single` (one
-        value per subject) that the facts files give objects of, its rivals among those; a rival's cues that are
-        also the relation's own are left out of it. A many-valued relation has no rival: "written in Norwegian"
-        may state a play's language while a spoken language's cue stands beside it."""
+        value per subject) that the facts files give objects of, its rivals among those and `UNHELD_RIVALS`; a
+        rival's cues that are also the relation's own are left out of it. A many-valued relation has no rival:
+        "written in Norwegian" may state a play's language while a spoken language's cue stands beside it."""
         cues = {pid: cue_stems(info) for pid, info in predicates.items()}
         table: CueTable = {pid: (own, ()) for pid, own in cues.items()}
         one = [pid for pid in objects if pid in predicates and pid in single]
@@ -551,6 +555,8 @@ class RelationCues:
                 shared = len(objects[pid] & objects[other]) / max(1, len(objects[pid] | objects[other]))
                 if other != pid and RIVAL_OVERLAP[0] <= shared < RIVAL_OVERLAP[1] and theirs - own:
                     rivals.append(frozenset(theirs - own))
+            rivals += [frozenset(cues[other] - own) for other in UNHELD_RIVALS.get(pid, ())
+                       if cues.get(other, own) - own]
             table[pid] = (own, tuple(rivals))
         return table
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from agentkgv.data.errors import DataError
+from agentkgv.data.trex_json import sentence_spans
 from agentkgv.encoders import MINILM_BASE, base_model_path, transformers_quiet
 from agentkgv.reader_agent.reader import frozen
 
@@ -68,8 +69,9 @@ def encode(tokenizer, questions: Sequence[str], contexts: Sequence[str]):
 
 def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
                  contexts: Sequence[str], margin: float, count: int) -> list[list[Span]]:
-    """Per row, up to `count` context spans of at most MAX_SPAN_TOKENS tokens that overlap no better one, best
-    first, each kept where it beats [CLS] by `margin`."""
+    """Per row, up to `count` context spans of at most MAX_SPAN_TOKENS tokens that overlap no better one and cross no
+    sentence's end, best first, each kept where it beats [CLS] by `margin`. A value is never two sentences' words:
+    "lives in Lembrook. He was born in Dunholt" gives Lembrook or Dunholt, not both run together."""
     found: list[list[Span]] = []
     for row, text in enumerate(contexts):
         inside = np.array([s == 1 for s in sequence_ids[row]])
@@ -78,6 +80,8 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
             s, e = np.where(inside, start[row], -np.inf), np.where(inside, end[row], -np.inf)
             scores = s[:, None] + e[None, :]
             band = np.triu(np.ones_like(scores, dtype=bool)) & ~np.triu(np.ones_like(scores, dtype=bool), MAX_SPAN_TOKENS)
+            sentence = _sentence_of(offsets[row, :, 0], text)
+            band &= sentence[:, None] == sentence[None, :]
             scores = np.where(band, scores, -np.inf)
             no_answer = start[row, 0] + end[row, 0]
             while len(spans) < count:
@@ -96,6 +100,12 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
                 spans.append(Span(value, margin_over, first + len(raw) - len(raw.lstrip(_EDGES))))
         found.append(spans)
     return found
+
+
+def _sentence_of(starts: np.ndarray, text: str) -> np.ndarray:
+    """The index of the sentence of `text` each token (by its start offset) falls in."""
+    ends = np.array([end for _, end in sentence_spans(text)], dtype=np.int64)
+    return np.searchsorted(ends, starts.astype(np.int64), side="right")
 
 
 def best_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
