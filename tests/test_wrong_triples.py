@@ -315,12 +315,15 @@ def test_a_place_the_page_names_without_the_relations_words_is_contradicted_by_t
     assert verify(agent, "Osric Fell", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
 
 
-def test_where_one_lives_or_works_is_no_birth_there(tmp_path):
-    pages = [Passage("p0", "Osric Fell is a painter who lives in Lembrook and works in Dunholt.", "Osric Fell")]
+def test_where_one_lives_or_works_is_no_birth_there_nor_where_a_firm_is_based_its_founding(tmp_path):
+    pages = [Passage("p0", "Osric Fell is a painter who lives in Lembrook and works in Dunholt.", "Osric Fell"),
+             Passage("p1", "Brightwater Looms is a textile firm based in Sunnyvale.", "Brightwater Looms")]
     agent = agent_over(pages, tmp_path)
     for town in ("Lembrook", "Dunholt"):
         for relation in ("place of birth", "place of death"):
             assert verify(agent, "Osric Fell", relation, town).outcome != Finding.SUPPORTED.value, (town, relation)
+    assert verify(agent, "Brightwater Looms", "foundation place", "Sunnyvale").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "Brightwater Looms", "headquarters location", "Sunnyvale").outcome == Finding.SUPPORTED.value
 
 
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):

@@ -51,10 +51,12 @@ _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
 # ("Chelsea vs. Arsenal") names both sides alike.
 OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", "beaten", "defeat", "defeated",
                                                   "defeating", "loss", "lost", "rout", "routed"]))}
-# Rivals of a person's places that no facts file holds, so that `build` cannot find them by their objects: where
-# one lives or works is no birth or death there ("lives in Lembrook. He was born in Dunholt"). Their words are their
-# names' in the predicates table (residence: live, resid; work location: work, activ).
-UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937")}
+# Rivals that `build` cannot find by their objects, since no facts file holds one side: where a person lives or
+# works is no birth or death there ("lives in Lembrook. He was born in Dunholt"), and where a firm is based no place
+# of its founding ("the Sunnyvale-based company"). Their words are their names' in the predicates table (residence:
+# live, resid; work location: work, activ; headquarters: headquart, base, seat). Not the reverse: the words of a
+# founding (`group`, `origin`, `come`) say too little to deny a seat.
+UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937"), "P740": ("P159",)}
 # The words that may stand between an opponent's word and the team: "loss to the", "rout of the", "beaten by the".
 _TO_OPPONENT = frozenset({"to", "of", "by", "the", "a", "an"})
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
@@ -548,9 +550,9 @@ class RelationCues:
         cues = {pid: cue_stems(info) for pid, info in predicates.items()}
         table: CueTable = {pid: (own, ()) for pid, own in cues.items()}
         one = [pid for pid in objects if pid in predicates and pid in single]
-        for pid in one:
+        for pid in one + [pid for pid in UNHELD_RIVALS if pid in predicates and pid in single and pid not in one]:
             own, rivals = cues[pid], []
-            for other in one:
+            for other in one if pid in objects else ():
                 theirs = cues[other]
                 shared = len(objects[pid] & objects[other]) / max(1, len(objects[pid] | objects[other]))
                 if other != pid and RIVAL_OVERLAP[0] <= shared < RIVAL_OVERLAP[1] and theirs - own:
