@@ -326,6 +326,38 @@ def test_where_one_lives_or_works_is_no_birth_there_nor_where_a_firm_is_based_it
     assert verify(agent, "Brightwater Looms", "headquarters location", "Sunnyvale").outcome == Finding.SUPPORTED.value
 
 
+def test_what_a_sentence_tells_of_the_subjects_kin_is_not_the_subjects(tmp_path):
+    # Kin share a surname; the reader took the brother's marriage and the father's birthplace for the subject's, and
+    # the father's birthplace contradicted her own.
+    pages = [Passage("p0", "Osric Fell is a painter. His brother Tam Fell married Wenna Pollard in 1990.", "Osric Fell"),
+             Passage("p1", "Orla Penhallow is a rower. Her father, Edwin Penhallow, was born in Tessaby. She was born "
+                           "in Marrowick.", "Orla Penhallow"),
+             Passage("p2", "Ysolde Marrack is a potter. Her husband, Corin Hale, was born in Dunholt.", "Ysolde Marrack")]
+    agent = agent_over(pages, tmp_path)
+    assert verify(agent, "Osric Fell", "spouse", "Wenna Pollard").outcome != Finding.SUPPORTED.value
+    wrong = verify(agent, "Orla Penhallow", "place of birth", "Tessaby")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Marrowick"), wrong
+    assert verify(agent, "Orla Penhallow", "place of birth", "Marrowick").outcome == Finding.SUPPORTED.value
+    # The opening states who the kin is to the subject.
+    assert verify(agent, "Ysolde Marrack", "spouse", "Corin Hale").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Ysolde Marrack", "place of birth", "Dunholt").outcome != Finding.SUPPORTED.value
+
+
+def test_a_nomination_a_burial_and_an_illustrator_state_no_award_death_or_author(tmp_path):
+    pages = [Passage("p0", "Tobiah Venn was nominated for the Amberley Prize in 2001 but lost to Corin Hale. He received "
+                           "the Brass Compass Award in 2004.", "Tobiah Venn"),
+             Passage("p1", "Jory Pendarves died in Porthkennack in 1950 and was buried in Kelvercombe.", "Jory Pendarves"),
+             Passage("p2", "The Quiet Harbour is a novel by Edda Quillfeather, illustrated by Mabyn Kessell.",
+                     "The Quiet Harbour")]
+    agent = agent_over(pages, tmp_path)
+    assert verify(agent, "Tobiah Venn", "award received", "Amberley Prize").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "Tobiah Venn", "award received", "Brass Compass Award").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Jory Pendarves", "place of burial", "Porthkennack").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "Jory Pendarves", "place of death", "Porthkennack").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "The Quiet Harbour", "author", "Mabyn Kessell").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "The Quiet Harbour", "author", "Edda Quillfeather").outcome == Finding.SUPPORTED.value
+
+
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
     # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
     # yet the words lead to another paper's language.

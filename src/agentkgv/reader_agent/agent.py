@@ -57,7 +57,7 @@ from agentkgv.reader_agent.absence import DEFAULT_PRIOR, Absence, absence
 from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
-from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, names_nothing_of,
+from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, kin_blanked, names_nothing_of,
                                                  other_values, others_blanked, stated_other, states_value,
                                                  takes_several, unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
@@ -217,10 +217,13 @@ class ReadingAgent:
             (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])})
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
-            if k in withdrawn or self.relations.cues.denies(triple, view.text) or self._lined_elsewhere(
-                    reading.claim, triple, hit.passage):
-                # It gives another value, or its words between the names state a rival relation and not this one, or
-                # it names the object only as another relation's value or another subject's.
+            if k in withdrawn or self.relations.cues.denies(triple, view.text) and not self._lined_as_own(
+                    reading.claim, hit.passage) or self._lined_elsewhere(reading.claim, triple, hit.passage) or (
+                    view.has_object and not reader_view(triple, kin_blanked(triple, hit.passage.text)).has_object):
+                # It gives another value, or its words between the names state a rival relation and not this one (but
+                # for its key-value line of the relation that gives the object), or it names the object only as another
+                # relation's value or another subject's, or in what a sentence tells of one of the subject's kin ("His
+                # brother Tam Fell married Wenna Pollard").
                 score = NO_SUPPORT
             reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
@@ -413,6 +416,11 @@ class ReadingAgent:
         names = self.relations.names_of(claim.triple)
         return stated_in_lines(date_keys(names) if claim.kind is Kind.DATE else names,
                                self._said_of(claim.triple, passage), infobox=self._about(claim.triple, passage))
+
+    def _lined_as_own(self, claim: Claim, passage: Passage) -> bool:
+        """Whether a key-value line of the passage's about the subject gives the claim's object for its relation
+        (`Place of foundation: Varrowby`), whatever a rival's line beside it says (`Headquarters: Quillan Cross`)."""
+        return any(stated_other(claim, value) is None for value in self._line_values(claim, passage))
 
     def _states_as_own(self, claim: Claim, value: str, text: str) -> bool:
         return states_value(self.relations, claim, value, text)

@@ -193,6 +193,35 @@ def _tells_of_another(sentence: str) -> bool:
             and opening.group(1).lower() not in FUNCTION_WORDS and not is_field(sentence.split("\n", 1)[0]))
 
 
+# A sentence that opens with one of the subject's kin or fellows tells of them, not of the subject: "His brother Tam
+# Fell married Wenna Pollard", "Her father, Edwin Penhallow, was born in Tessaby". The words name persons only, so a
+# sentence of the subject's own things ("His debut album was released by ...") stays the subject's.
+_KIN_WORDS = ("father|mother|parents?|brothers?|sisters?|siblings?|sons?|daughters?|child|children|wife|wives|husband"
+              "|spouse|partner|widow|widower|fianc[ée]e?|grandfather|grandmother|grand(?:son|daughter|child)(?:ren|s)?"
+              "|uncle|aunt|nephews?|nieces?|cousins?|friends?|teachers?|mentor|pupils?|students?|colleagues?"
+              "|teammates?|bandmates?|successor|predecessor")
+_KIN = re.compile(rf"[\"'(\[“‘]?(?:His|Her|Their)\s+(?:[a-z]+\s+)?(?:step-?|half-)?(?:{_KIN_WORDS})(?:-in-law)?\b"
+                  r"(?:,?\s+(?:[A-Z][\w'’.-]*\s*)+)?,?")
+
+
+def kin_opening(sentence: str) -> int | None:
+    """Where the opening that names one of the subject's kin ends ("His brother Tam Fell", "Her father, Edwin
+    Penhallow,"), in a sentence that opens so; None in one that does not. The rest tells of that person; the opening
+    itself states who they are to the subject (his wife, Wenna Pollard)."""
+    opening = _KIN.match(sentence)
+    return None if opening is None else opening.end()
+
+
+def kin_blanked(triple: Triple, text: str) -> str:
+    """`text` with what its sentences that open with one of the subject's kin, and do not name the subject, tell of
+    that person blanked (`kin_opening`), spaces for its characters."""
+    kept = list(text)
+    for start, end in sentence_spans(text):
+        if (rest := kin_opening(text[start:end])) is not None and not names_subject(triple, text[start:end]):
+            kept[start + rest:end] = ["\n" if c == "\n" else " " for c in text[start + rest:end]]
+    return "".join(kept)
+
+
 def others_blanked(triple: Triple, text: str) -> str:
     """`text` with what it tells of others than the triple's subject blanked out, spaces for its characters (its line
     breaks kept) so that every place in it holds: from a sentence that opens with another's name up to the next that
@@ -202,7 +231,9 @@ def others_blanked(triple: Triple, text: str) -> str:
     the sentence before it told of. A known limit: a place that opens a sentence is read as another's name too
     ("Lembrook Abbey taught her. She died in Marrowick." blanks her death), which only withholds a value from the
     reader, never gives it one. A page's key-value line that names the subject is the page's subject's, not the
-    subject's: it keeps nothing."""
+    subject's: it keeps nothing. A sentence that opens with one of the subject's kin keeps its opening only
+    (`kin_blanked`)."""
+    text = kin_blanked(triple, text)
     kept, other = list(text), False
     # A key-value line speaks of its page's subject: naming the subject there (`Spouse(s): … Dorran Vess` on Wenna
     # Pollard's card) makes what follows no more the subject's. Lines are found in the whole text, since a sentence
@@ -214,6 +245,8 @@ def others_blanked(triple: Triple, text: str) -> str:
         sentence = text[start:end]
         if names_subject(triple, prose[start:end]):
             other = False
+        elif kin_opening(sentence) is not None:
+            other = False  # "His brother ..." tells of the brother, and "He" after it may be either
         elif _tells_of_another(sentence):
             other = True
         if other:

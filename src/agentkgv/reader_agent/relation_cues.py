@@ -51,12 +51,14 @@ _MARKS = re.compile(r"\[(S|O):[^\]]*\]")
 # ("Chelsea vs. Arsenal") names both sides alike.
 OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", "beaten", "defeat", "defeated",
                                                   "defeating", "loss", "lost", "rout", "routed"]))}
-# Rivals that `build` cannot find by their objects, since no facts file holds one side: where a person lives or
-# works is no birth or death there ("lives in Lembrook. He was born in Dunholt"), and where a firm is based no place
-# of its founding ("the Sunnyvale-based company"). Their words are their names' in the predicates table (residence:
-# live, resid; work location: work, activ; headquarters: headquart, base, seat). Not the reverse: the words of a
-# founding (`group`, `origin`, `come`) say too little to deny a seat.
-UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937"), "P740": ("P159",)}
+# Rivals that `build` cannot find by their objects, since no facts file holds one side, or since the relation takes
+# several values (whose rivals are not read off their objects): where a person lives or works is no birth or death
+# there ("lives in Lembrook. He was born in Dunholt"), nor a burial a death; where a firm is based no place of its
+# founding ("the Sunnyvale-based company"); a nomination no award received; an illustrator no author. Their words
+# are their names' in the predicates table (residence: live, resid; headquarters: headquart, base, seat; nominated
+# for: nomin). Not a founding's words for a seat: `group`, `origin`, `come` say too little to deny one.
+UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937", "P119"), "P119": ("P20",), "P740": ("P159",),
+                 "P166": ("P1411",), "P50": ("P110",)}
 # The words that may stand between an opponent's word and the team: "loss to the", "rout of the", "beaten by the".
 _TO_OPPONENT = frozenset({"to", "of", "by", "the", "a", "an"})
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
@@ -545,12 +547,13 @@ class RelationCues:
               single: Collection[str]) -> CueTable:
         """(cues, rivals) by relation id: the cues of every relation known, and for each relation of `single` (one
         value per subject) that the facts files give objects of, its rivals among those and `UNHELD_RIVALS`; a
-        rival's cues that are also the relation's own are left out of it. A many-valued relation has no rival:
-        "written in Norwegian" may state a play's language while a spoken language's cue stands beside it."""
+        rival's cues that are also the relation's own are left out of it. A many-valued relation has no rival but
+        those `UNHELD_RIVALS` names: "written in Norwegian" may state a play's language while a spoken language's
+        cue stands beside it."""
         cues = {pid: cue_stems(info) for pid, info in predicates.items()}
         table: CueTable = {pid: (own, ()) for pid, own in cues.items()}
         one = [pid for pid in objects if pid in predicates and pid in single]
-        for pid in one + [pid for pid in UNHELD_RIVALS if pid in predicates and pid in single and pid not in one]:
+        for pid in one + [pid for pid in UNHELD_RIVALS if pid in predicates and pid not in one]:
             own, rivals = cues[pid], []
             for other in one if pid in objects else ():
                 theirs = cues[other]
