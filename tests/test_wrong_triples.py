@@ -329,10 +329,12 @@ def test_where_one_lives_or_works_is_no_birth_there_nor_where_a_firm_is_based_it
 def test_what_a_sentence_tells_of_the_subjects_kin_is_not_the_subjects(tmp_path):
     # Kin share a surname; the reader took the brother's marriage and the father's birthplace for the subject's, and
     # the father's birthplace contradicted her own.
-    pages = [Passage("p0", "Osric Fell is a painter. His brother Tam Fell married Wenna Pollard in 1990.", "Osric Fell"),
+    pages = [Passage("p0", "Osric Fell is a painter. His brother Tam Fell married Wenna Pollard in 1990.",
+                     "Osric Fell"),
              Passage("p1", "Orla Penhallow is a rower. Her father, Edwin Penhallow, was born in Tessaby. She was born "
                            "in Marrowick.", "Orla Penhallow"),
-             Passage("p2", "Ysolde Marrack is a potter. Her husband, Corin Hale, was born in Dunholt.", "Ysolde Marrack")]
+             Passage("p2", "Ysolde Marrack is a potter. Her husband, Corin Hale, was born in Dunholt.",
+                     "Ysolde Marrack")]
     agent = agent_over(pages, tmp_path)
     assert verify(agent, "Osric Fell", "spouse", "Wenna Pollard").outcome != Finding.SUPPORTED.value
     wrong = verify(agent, "Orla Penhallow", "place of birth", "Tessaby")
@@ -344,9 +346,10 @@ def test_what_a_sentence_tells_of_the_subjects_kin_is_not_the_subjects(tmp_path)
 
 
 def test_a_nomination_a_burial_and_an_illustrator_state_no_award_death_or_author(tmp_path):
-    pages = [Passage("p0", "Tobiah Venn was nominated for the Amberley Prize in 2001 but lost to Corin Hale. He received "
-                           "the Brass Compass Award in 2004.", "Tobiah Venn"),
-             Passage("p1", "Jory Pendarves died in Porthkennack in 1950 and was buried in Kelvercombe.", "Jory Pendarves"),
+    pages = [Passage("p0", "Tobiah Venn was nominated for the Amberley Prize in 2001 but lost to Corin Hale. He "
+                           "received the Brass Compass Award in 2004.", "Tobiah Venn"),
+             Passage("p1", "Jory Pendarves died in Porthkennack in 1950 and was buried in Kelvercombe.",
+                     "Jory Pendarves"),
              Passage("p2", "The Quiet Harbour is a novel by Edda Quillfeather, illustrated by Mabyn Kessell.",
                      "The Quiet Harbour")]
     agent = agent_over(pages, tmp_path)
