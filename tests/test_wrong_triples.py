@@ -361,6 +361,21 @@ def test_a_nomination_a_burial_and_an_illustrator_state_no_award_death_or_author
     assert verify(agent, "The Quiet Harbour", "author", "Edda Quillfeather").outcome == Finding.SUPPORTED.value
 
 
+def test_a_life_spans_other_end_is_no_value_of_this_end(tmp_path):
+    # A page's life span: the death's date once contradicted the birth's, the value reader reading "May 1921 in
+    # Tessaby; died 9 January 1990" as one value; and the date of the dissolution supported the founding's.
+    pages = [Passage("p0", "Tamsin Rowe (born 3 May 1921 in Tessaby; died 9 January 1990 in Kelvercombe) was an "
+                           "Elderland politician of the Harbour Party.", "Tamsin Rowe"),
+             Passage("p1", "Brightwater Looms was founded in 1921 and dissolved in 1988.", "Brightwater Looms")]
+    agent = agent_over(pages, tmp_path)
+    assert verify(agent, "Tamsin Rowe", "date of birth", "1921-05-03").outcome == Finding.SUPPORTED.value
+    wrong = verify(agent, "Tamsin Rowe", "date of death", "1921-05-03")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "9 January 1990"), wrong
+    assert verify(agent, "Brightwater Looms", "inception", "1921").outcome == Finding.SUPPORTED.value
+    founded = verify(agent, "Brightwater Looms", "inception", "1988")
+    assert (founded.outcome, founded.stated_instead) == (Finding.CONTRADICTED.value, "1921"), founded
+
+
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
     # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
     # yet the words lead to another paper's language.

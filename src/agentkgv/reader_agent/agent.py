@@ -58,7 +58,7 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, kin_blanked, names_nothing_of,
-                                                 other_values, others_blanked, stated_other, states_value,
+                                                 other_values, others_blanked, stated_as_own, stated_other, states_value,
                                                  takes_several, unlisted_in, whole_name, writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
                                                names_key, page_heading, several_cards, stated_in_lines)
@@ -330,11 +330,11 @@ class ReadingAgent:
             # Motown" gives no record label "jazz".
             if not self._states_as_own(reading.claim, value, hit.passage.text):
                 continue
+            own = reading.claim.for_passage(hit.passage.text)  # the object as this passage writes it
+            view = reader_view(own, hit.passage.text).text
             if unknown and self._gives_instead(reading, scores[i], logit) or self._reads_true(reading, logit) and (
-                    not self._states_as_own(reading.claim, reading.claim.triple.object, hit.passage.text)
-                    or self.relations.cues.leads_first_to(
-                        reading.claim.triple, reader_view(reading.claim.for_passage(hit.passage.text),
-                                                          hit.passage.text).text, value)):
+                    not stated_as_own(self.relations, own, view)
+                    or self.relations.cues.leads_first_to(reading.claim.triple, view, value)):
                 withdrawn.add(i)
         return withdrawn
 

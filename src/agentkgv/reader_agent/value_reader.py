@@ -70,8 +70,8 @@ def encode(tokenizer, questions: Sequence[str], contexts: Sequence[str]):
 def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int | None]], offsets: np.ndarray,
                  contexts: Sequence[str], margin: float, count: int) -> list[list[Span]]:
     """Per row, up to `count` context spans of at most MAX_SPAN_TOKENS tokens that overlap no better one and cross no
-    sentence's end, best first, each kept where it beats [CLS] by `margin`. A value is never two sentences' words:
-    "lives in Lembrook. He was born in Dunholt" gives Lembrook or Dunholt, not both run together."""
+    sentence's end or a semicolon, best first, each kept where it beats [CLS] by `margin`. A value is never two
+    sentences' words: "lives in Lembrook. He was born in Dunholt" gives Lembrook or Dunholt, not both run together."""
     found: list[list[Span]] = []
     for row, text in enumerate(contexts):
         inside = np.array([s == 1 for s in sequence_ids[row]])
@@ -103,8 +103,10 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
 
 
 def _sentence_of(starts: np.ndarray, text: str) -> np.ndarray:
-    """The index of the sentence of `text` each token (by its start offset) falls in."""
-    ends = np.array([end for _, end in sentence_spans(text)], dtype=np.int64)
+    """The index of the sentence of `text`, or of its statement between semicolons, each token (by its start offset)
+    falls in: "born 3 May 1921 in Tessaby; died 9 January 1990" is two statements."""
+    ends = np.array(sorted({end for _, end in sentence_spans(text)} | {m.end() for m in re.finditer(";", text)}),
+                    dtype=np.int64)
     return np.searchsorted(ends, starts.astype(np.int64), side="right")
 
 
