@@ -376,6 +376,21 @@ def test_a_life_spans_other_end_is_no_value_of_this_end(tmp_path):
     assert (founded.outcome, founded.stated_instead) == (Finding.CONTRADICTED.value, "1921"), founded
 
 
+def test_a_works_credits_name_each_persons_part(tmp_path):
+    pages = [Passage("p0", "Salt Road is a 1987 drama film directed by Wenna Pollard and produced by Idris Tamblyn. It "
+                           "stars Corin Halloway. The score was composed by Tobiah Venn.", "Salt Road"),
+             Passage("p1", "Harbour Lights is a song written by Mabyn Kessell and recorded by Ysolde Marrack for "
+                           "Dunholt Records, distributed by Lembrook Music.", "Harbour Lights")]
+    agent = agent_over(pages, tmp_path)
+    for relation, wrong, right in (("director", "Idris Tamblyn", "Wenna Pollard"),
+                                   ("composer", "Corin Halloway", "Tobiah Venn")):
+        assert verify(agent, "Salt Road", relation, wrong).outcome != Finding.SUPPORTED.value, (relation, wrong)
+        assert verify(agent, "Salt Road", relation, right).outcome == Finding.SUPPORTED.value, (relation, right)
+    assert verify(agent, "Harbour Lights", "performer", "Mabyn Kessell").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "Harbour Lights", "record label", "Lembrook Music").outcome != Finding.SUPPORTED.value
+    assert verify(agent, "Harbour Lights", "record label", "Dunholt Records").outcome == Finding.SUPPORTED.value
+
+
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
     # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
     # yet the words lead to another paper's language.

@@ -55,12 +55,16 @@ OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", 
 # several values (whose rivals are not read off their objects): where a person lives or works is no birth or death
 # there ("lives in Lembrook. He was born in Dunholt"), nor a burial a death; where a firm is based no place of its
 # founding ("the Sunnyvale-based company"); a nomination no award received; an illustrator no author; a death's date
-# no birth's, a dissolution's no founding's, nor the reverse. Their words
+# no birth's, a dissolution's no founding's, nor the reverse; a work's producer, star, writer or composer no
+# director, a distributor no record label, a chair or chief executive no founder. Their words
 # are their names' in the predicates table (residence: live, resid; headquarters: headquart, base, seat; nominated
 # for: nomin). Not a founding's words for a seat: `group`, `origin`, `come` say too little to deny one.
 UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937", "P119"), "P119": ("P20",), "P740": ("P159",),
                  "P166": ("P1411",), "P50": ("P110",), "P569": ("P570",), "P570": ("P569",), "P571": ("P576",),
-                 "P576": ("P571",)}
+                 "P576": ("P571",),
+                 # A work's credits name each person's part: "directed by Wenna Pollard and produced by Idris Tamblyn".
+                 "P57": ("P162", "P161", "P58", "P86"), "P162": ("P57", "P161"), "P161": ("P57", "P162", "P58", "P86"),
+                 "P86": ("P57", "P161"), "P175": ("P86", "P50"), "P264": ("P750",), "P112": ("P488", "P169")}
 # The words that may stand between an opponent's word and the team: "loss to the", "rout of the", "beaten by the".
 _TO_OPPONENT = frozenset({"to", "of", "by", "the", "a", "an"})
 # The cues and rivals of every relation the data folder names, shipped so that a run without the data folder
