@@ -215,6 +215,8 @@ def kin_opening(sentence: str) -> int | None:
 def kin_blanked(triple: Triple, text: str) -> str:
     """`text` with what its sentences that open with one of the subject's kin, and do not name the subject, tell of
     that person blanked (`kin_opening`), spaces for its characters."""
+    if _KIN.search(text) is None:
+        return text  # most passages: no sentence to split
     kept = list(text)
     for start, end in sentence_spans(text):
         if (rest := kin_opening(text[start:end])) is not None and not names_subject(triple, text[start:end]):
