@@ -58,8 +58,9 @@ from agentkgv.reader_agent.calibration import NO_SUPPORT, Evidence, Outcome
 from agentkgv.reader_agent.claims import Claim, Kind
 from agentkgv.reader_agent.config import QUERY_ORDER, ReadingConfig
 from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contradicts, kin_blanked, names_nothing_of,
-                                                 other_values, others_blanked, stated_as_own, stated_other, states_value,
-                                                 takes_several, unlisted_in, whole_name, writes_as_region)
+                                                 other_values, others_blanked, stated_as_own, stated_other,
+                                                 states_value, takes_several, unlisted_in, whole_name,
+                                                 writes_as_region)
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
                                                names_key, page_heading, several_cards, stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
@@ -213,8 +214,8 @@ class ReadingAgent:
         # Only the value reader's span or a key-value line withdraws support (below), not any name the facts files
         # know that a passage writes with the relation's words somewhere between: "the only Slovene daily ... (the
         # other two are the German-language Dolomiten ...)" gives Dolomiten no language but German.
-        withdrawn = self._read_values(fresh, read, scores[:len(fresh)], {
-            (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])})
+        withdrawn = self._withdrawn(fresh, scores[:len(fresh)], *self._weigh_stated(fresh, read, {
+            (i, value.lower()): float(logit) for (i, value), logit in zip(others, scores[len(fresh):])}))
         for k, ((reading, hit), triple, score) in enumerate(zip(fresh, triples, scores[:len(fresh)])):
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text) and not self._lined_as_own(
@@ -275,9 +276,7 @@ class ReadingAgent:
             for i, value in others])
         for (i, value), logit in zip(others, logits):
             self._weigh_other(late[i][0], late[i][1], value, float(logit))
-        scores = np.array([reading.read[hit.passage.id][1] for reading, hit in late], dtype=np.float32)
-        self._read_values(late, read, scores, {(i, value.lower()): float(logit)
-                                              for (i, value), logit in zip(others, logits)})
+        self._weigh_stated(late, read, {(i, value.lower()): float(logit) for (i, value), logit in zip(others, logits)})
 
     @staticmethod
     def _supported(reading: Reading) -> bool:
@@ -295,17 +294,13 @@ class ReadingAgent:
             scores[mine] = judge.reader.score([pairs[k] for k in mine])
         return np.nan_to_num(scores, nan=NO_SUPPORT)  # a broken score never supports, nor is cited first
 
-    def _read_values(self, fresh: list[tuple[Reading, Hit]], read: list[int], scores: np.ndarray,
-                     seen: dict[tuple[int, str], float]) -> set[int]:
-        """The values each trusted passage about the subject gives (of a claim another value would contradict or
-        speak against as another of several; by the value reader and the page's key-value lines): where one is another
-        value than the claim's, the triple with it is read, and weighed as a contradiction. Returns the passages that
-        support the claim yet give another value, stated with the relation's words, which either the reader reads at
-        least as well as the claim's ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in
-        Marrowick) or the relation's words lead to before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
-        Marrowick in 1952 and later moved to Dunholt"), so it supports none; and the pages whose key-value lines give
-        the relation other values only. Of a relation with several values, none: a passage may state two of them.
-        `read`: the passages of `fresh` to read; `seen`: the (passage, value) pairs read already, with their logits."""
+    def _weigh_stated(self, fresh: list[tuple[Reading, Hit]], read: list[int], seen: dict[tuple[int, str], float]
+                      ) -> tuple[list[tuple[int, str, float, bool]], set[int]]:
+        """The values each trusted passage of `read` about the subject gives (by the value reader and the page's
+        key-value lines): where one is another value than the claim's, the triple with it is read, and weighed as a
+        contradiction (`_weigh_other`). Returns each (passage, value, logit, whether read here rather than found in
+        `seen`), and the passages whose key-value lines give the relation other values only. `seen`: the (passage,
+        value) pairs read already, with their logits."""
         stated, lined = self._stated(fresh, read)
         found = self._names_kept(fresh, [(i, value) for (i, key), value in stated.items() if (i, key) not in seen],
                                  self._could_replace)
@@ -314,20 +309,27 @@ class ReadingAgent:
             for i, value in found])
         for (i, value), logit in zip(found, logits):
             self._weigh_other(fresh[i][0], fresh[i][1], value, float(logit))
-        # A name the facts files know was read already; its reading as well as the claim's withdraws nothing, since
-        # the reader takes any such name in a passage for the relation's ("the only Slovene daily ... (the other two
-        # are the German-language Dolomiten ...)" would take Dolomiten's German), but where the relation's words lead.
-        weighed = [(i, value, float(logit), True) for (i, value), logit in zip(found, logits)] + [
-            (i, value, seen[i, key], False) for (i, key), value in stated.items() if (i, key) in seen]
-        excludes = {i: contradicts(reading.claim, self.relations) for i, (reading, _) in enumerate(fresh)}
-        withdrawn = {i for i in lined if excludes[i]}
+        return [(i, value, float(logit), True) for (i, value), logit in zip(found, logits)] + [
+            (i, value, seen[i, key], False) for (i, key), value in stated.items() if (i, key) in seen], lined
+
+    def _withdrawn(self, fresh: list[tuple[Reading, Hit]], scores: np.ndarray,
+                   weighed: list[tuple[int, str, float, bool]], lined: set[int]) -> set[int]:
+        """Of claims of a relation with one value, the passages that support the claim (their `scores`) yet give
+        another value (`_weigh_stated`), stated with the relation's words, where the reader reads it at least as well
+        as the claim's ("Fennimore Dask was born in Dunholt and moved to Marrowick" states no birth in Marrowick), or
+        states the object without the relation's words ("lives in Lembrook. He was born in Dunholt"), or the relation's
+        words lead to it before a second statement leads on to the object (`RelationCues.leads_first_to`: "born in
+        Marrowick in 1952 and later moved to Dunholt"): so it supports none; and the pages whose key-value lines give
+        the relation other values only (`lined`)."""
+        withdrawn = set(lined)
         for i, value, logit, unknown in weighed:
             reading, hit = fresh[i]
-            if not excludes[i]:
-                continue
             # Against a passage that supports the claim, the other value must be stated as the relation's, its
             # words between the subject and it, and not a rival's: "an American jazz drummer who played ... for
-            # Motown" gives no record label "jazz".
+            # Motown" gives no record label "jazz". A name the facts files know was read already (not `unknown`);
+            # its reading as well as the claim's withdraws nothing, since the reader takes any such name in a passage
+            # for the relation's ("the only Slovene daily ... (the other two are the German-language Dolomiten ...)"
+            # would take Dolomiten's German).
             if not self._states_as_own(reading.claim, value, hit.passage.text):
                 continue
             own = reading.claim.for_passage(hit.passage.text)  # the object as this passage writes it
@@ -420,7 +422,8 @@ class ReadingAgent:
     def _lined_as_own(self, claim: Claim, passage: Passage) -> bool:
         """Whether a key-value line of the passage's about the subject gives the claim's object for its relation
         (`Place of foundation: Varrowby`), whatever a rival's line beside it says (`Headquarters: Quillan Cross`)."""
-        return any(stated_other(claim, value) is None for value in self._line_values(claim, passage))
+        return any(reader_view(claim.for_passage(value), value).has_object
+                   for value in self._line_values(claim, passage))
 
     def _states_as_own(self, claim: Claim, value: str, text: str) -> bool:
         return states_value(self.relations, claim, value, text)

@@ -200,8 +200,11 @@ _KIN_WORDS = ("father|mother|parents?|brothers?|sisters?|siblings?|sons?|daughte
               "|spouse|partner|widow|widower|fianc[ée]e?|grandfather|grandmother|grand(?:son|daughter|child)(?:ren|s)?"
               "|uncle|aunt|nephews?|nieces?|cousins?|friends?|teachers?|mentor|pupils?|students?|colleagues?"
               "|teammates?|bandmates?|successor|predecessor")
+# The opening runs on over the kin's name, or over a name a copula gives them ("His wife was Wenna Pollard"), which
+# states who they are to the subject.
 _KIN = re.compile(rf"[\"'(\[“‘]?(?:His|Her|Their)\s+(?:[a-z]+\s+)?(?:step-?|half-)?(?:{_KIN_WORDS})(?:-in-law)?\b"
-                  r"(?:,?\s+(?:[A-Z][\w'’.-]*\s*)+)?,?")
+                  r"(?:,?\s+(?:[A-Z][\w'’.-]*\s*)+)?,?"
+                  r"(?:\s*(?:was|is|were|are|includes?|included)\s+(?:the\s+)?(?:[A-Z][\w'’.-]*\s*)+)?")
 
 
 def kin_opening(sentence: str) -> int | None:
@@ -248,7 +251,7 @@ def others_blanked(triple: Triple, text: str) -> str:
         if names_subject(triple, prose[start:end]):
             other = False
         elif kin_opening(sentence) is not None:
-            other = False  # "His brother ..." tells of the brother, and "He" after it may be either
+            pass  # blanked already; "He" after it may be either, and whoever the sentence before told of goes on
         elif _tells_of_another(sentence):
             other = True
         if other:
