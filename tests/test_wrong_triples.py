@@ -390,6 +390,18 @@ def test_a_works_credits_name_each_persons_part(tmp_path):
     assert verify(agent, "Harbour Lights", "record label", "Dunholt Records").outcome == Finding.SUPPORTED.value
 
 
+def test_a_rivals_words_leading_to_the_object_deny_it_where_only_the_title_names_the_subject(tmp_path):
+    # A page split into passages: the second names the subject by surname and pronoun only, its title in full. The
+    # reader supported a death where he was buried, a birth where he lived and an award he was nominated for.
+    pages = [Passage("p0", "From 1961 Tesk lived in Corrabeth. Tesk was buried in the churchyard of Kelvarra. He was "
+                           "nominated for the Marrow Prize in 1978. He was born in Harrowmere.", "Quillan Tesk")]
+    agent = agent_over(pages, tmp_path)
+    for relation, town in (("place of birth", "Corrabeth"), ("place of death", "Kelvarra"),
+                           ("place of birth", "Kelvarra"), ("award received", "Marrow Prize")):
+        assert verify(agent, "Quillan Tesk", relation, town).outcome != Finding.SUPPORTED.value, (relation, town)
+    assert verify(agent, "Quillan Tesk", "place of birth", "Harrowmere").outcome == Finding.SUPPORTED.value
+
+
 def test_a_known_name_the_reader_reads_as_well_withdraws_no_support_where_the_relations_words_lead_elsewhere(tmp_path):
     # The unseen split's passage: "Slovene", a language the facts know, reads for Dolomiten as readily as its German,
     # yet the words lead to another paper's language.

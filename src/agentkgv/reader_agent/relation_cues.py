@@ -53,13 +53,13 @@ OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", 
                                                   "defeating", "loss", "lost", "rout", "routed"]))}
 # Rivals that `build` cannot find by their objects, since no facts file holds one side, or since the relation takes
 # several values (whose rivals are not read off their objects): where a person lives or works is no birth or death
-# there ("lives in Lembrook. He was born in Dunholt"), nor a burial a death; a nomination no award received; an
-# illustrator no author; a death's date no birth's, a dissolution's no founding's, nor the reverse; a work's
-# producer, star, writer or composer no director, a distributor no record label, a chair or chief executive no
+# there ("lives in Lembrook. He was born in Dunholt"), nor a burial a birth or a death; a nomination no award
+# received; an illustrator no author; a death's date no birth's, a dissolution's no founding's, nor the reverse; a
+# work's producer, star, writer or composer no director, a distributor no record label, a chair or chief executive no
 # founder. Their words are their names' in the predicates table (residence: live, resid; nominated for: nomin). Not
 # a firm's seat for its founding place: "the Geneva-based firm" is where most firms were founded, and graphs take
 # one for the other (FactBench-docs lost two contradictions and called a true founding place false with it).
-UNHELD_RIVALS = {"P19": ("P551", "P937"), "P20": ("P551", "P937", "P119"), "P119": ("P20",),
+UNHELD_RIVALS = {"P19": ("P551", "P937", "P119"), "P20": ("P551", "P937", "P119"), "P119": ("P20",),
                  "P166": ("P1411",), "P50": ("P110",), "P569": ("P570",), "P570": ("P569",), "P571": ("P576",),
                  "P576": ("P571",),
                  # A work's credits name each person's part: "directed by Wenna Pollard and produced by Idris Tamblyn".
@@ -312,8 +312,13 @@ class RelationCues:
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
         clause next to the object where that clause holds a cue ("born in Cambridge, …, and died in [O]" states
-        a death there), else in all the words between them ("born and died in London" states both)."""
+        a death there), else in all the words between them ("born and died in London" states both). Where the
+        passage names the object but not the subject (a page's title names it, or a surname or a pronoun does), the
+        clause leading to each mention of the object says it: "Tesk was buried in the churchyard of [O]" on Quillan
+        Tesk's page states no death there."""
         key = self._key(triple)
+        if key is not None and "[S:" not in view and "[O:" in view:
+            return self._denied_unnamed(key, view)
         words = between_marks(view) if key is not None else None
         if key is None or words is None or self.follows_as_own(triple, after_object(view)):
             return False
@@ -331,6 +336,15 @@ class RelationCues:
         near = set(_STEMMER.stemWords(folded_words(last_statement(next_to_object(view) or ""))))
         found = near if near & own or any(near & rival for rival in rivals) else set(_STEMMER.stemWords(folded_words(words)))
         return self._rival_only(key, found)
+
+    def _denied_unnamed(self, key: str, view: str) -> bool:
+        """Whether the clause leading to every mention of the object, within its sentence, holds a rival's cue and
+        none of the relation's own."""
+        leading = [_CLAUSE.split(_SENTENCE_END.split(view[:mark.start()])[-1])[-1]
+                   for mark in _MARKS.finditer(view) if mark.group(1) == "O"]
+        clauses = [set(_STEMMER.stemWords(folded_words(words))) for words in leading]
+        own, rivals = self.cues[key], self.rivals.get(key, ())
+        return all(any(words & rival for rival in rivals) and not words & own for words in clauses)
 
     def led_by_another(self, triple: Triple, view: str) -> bool:
         """Whether, in the object's sentence (or statement, after a semicolon) and before the subject is named in it,
