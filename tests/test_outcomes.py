@@ -656,3 +656,24 @@ def test_a_value_in_a_sentence_before_the_subject_is_named_is_stated_of_no_one()
     birth = Triple("Pell Drummond", "place of birth", "Dunmore Quay")
     assert not cues.states(birth, "Tobin Ashgrove was born in [O:Dunmore Quay]. Later the drummer [S:Pell Drummond] came")
     assert cues.states(birth, "[S:Pell Drummond] drummed. He was born in [O:Dunmore Quay].")
+
+
+def test_where_only_the_title_names_the_subject_the_clause_leading_to_the_object_decides():
+    from agentkgv.data.records import Triple
+    from agentkgv.reader_agent.reader import reader_view
+
+    cues = RelationFacts.load(Path("/nonexistent")).cues  # the shipped cues, no facts files
+
+    def denies(text: str, relation: str) -> bool:
+        triple = Claim.of(Triple("Edda Quill", relation, "Dunholt")).for_passage(text)
+        return cues.denies(triple, reader_view(triple, text).text)
+
+    assert denies("She was buried in the churchyard of Dunholt.", "place of death")
+    assert denies("From 1961 she lived in Dunholt.", "place of birth")
+    assert not denies("She died in Dunholt in 1990.", "place of death")
+    # A relative clause after the object states the relation, whatever led to it.
+    assert not denies("She lived in Dunholt, where she died in 1990.", "place of death")
+    assert not denies("She was buried in Dunholt, where she was born.", "place of birth")
+    # One mention stated otherwise keeps the reader's score; a key-value line's key is no clause of prose.
+    assert not denies("Dunholt is a market town. She lived in Dunholt.", "place of birth")
+    assert not denies("Residence: Lund\nPlace of death: Dunholt", "place of death")

@@ -318,6 +318,10 @@ class RelationCues:
         Tesk's page states no death there."""
         key = self._key(triple)
         if key is not None and "[S:" not in view and "[O:" in view:
+            # "She lived in [O], where she died in 1990": the relative clause states the death, as below.
+            if any(self.follows_as_own(triple, view[mark.end():]) for mark in _MARKS.finditer(view)
+                   if mark.group(1) == "O"):
+                return False
             return self._denied_unnamed(key, view)
         words = between_marks(view) if key is not None else None
         if key is None or words is None or self.follows_as_own(triple, after_object(view)):
@@ -339,7 +343,8 @@ class RelationCues:
 
     def _denied_unnamed(self, key: str, view: str) -> bool:
         """Whether the clause leading to every mention of the object, within its sentence, holds a rival's cue and
-        none of the relation's own."""
+        none of the relation's own: one mention stated otherwise ("Dunholt is a market town") may be the subject's
+        statement for all the passage says, so it keeps the reader's score."""
         leading = [_CLAUSE.split(_SENTENCE_END.split(view[:mark.start()])[-1])[-1]
                    for mark in _MARKS.finditer(view) if mark.group(1) == "O"]
         clauses = [set(_STEMMER.stemWords(folded_words(words))) for words in leading]
