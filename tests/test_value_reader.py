@@ -72,20 +72,27 @@ def test_the_best_span_is_kept_only_where_it_beats_no_answer_by_the_margin():
     assert spans[0] is not None and spans[0].text == "19,450" and spans[1] is None
 
 
-def test_the_spans_after_the_best_share_no_token_with_a_better_one():
+def _one_context(question: str, context: str):
+    """One (question, context) pair encoded: its sequence ids, offsets and length in tokens, and the first and last
+    token of a word of the context."""
     _, tokenizer = base_value_model()
-    contexts = ["Born in Kelvercombe in 1901 and died in Porthkennack"]
-    encoded = encode(tokenizer, ["Jory Pendarves | place of death"], contexts)
+    encoded = encode(tokenizer, [question], [context])
     ids = [encoded.sequence_ids(0)]
     offsets = encoded.pop("offset_mapping").numpy()
     tokens = encoded["input_ids"].shape[1]
     inside = [k for k in range(tokens) if ids[0][k] == 1]
 
     def pieces(word: str) -> tuple[int, int]:
-        a = contexts[0].index(word)
+        a = context.index(word)
         return (next(k for k in inside if offsets[0, k, 0] == a),
                 next(k for k in inside if offsets[0, k, 1] == a + len(word)))
 
+    return ids, offsets, tokens, pieces
+
+
+def test_the_spans_after_the_best_share_no_token_with_a_better_one():
+    contexts = ["Born in Kelvercombe in 1901 and died in Porthkennack"]
+    ids, offsets, tokens, pieces = _one_context("Jory Pendarves | place of death", contexts[0])
     (k1, k2), (p1, p2) = pieces("Kelvercombe"), pieces("Porthkennack")
     start, end = np.zeros((1, tokens)), np.zeros((1, tokens))
     start[0, k1], end[0, k2] = 4.0, 4.0
@@ -98,23 +105,11 @@ def test_the_spans_after_the_best_share_no_token_with_a_better_one():
 
 
 def test_a_span_never_runs_across_a_sentences_end():
-    _, tokenizer = base_value_model()
     contexts = ["He lives in Lembrook. He was born in Dunholt in 1961. St. Ives is near."]
-    encoded = encode(tokenizer, ["Osric Fell | place of birth"], contexts)
-    ids = [encoded.sequence_ids(0)]
-    offsets = encoded.pop("offset_mapping").numpy()
-    tokens = encoded["input_ids"].shape[1]
-    inside = [k for k in range(tokens) if ids[0][k] == 1]
-
-    def first(word: str) -> int:
-        return next(k for k in inside if offsets[0, k, 0] == contexts[0].index(word))
-
-    def last(word: str) -> int:
-        return next(k for k in inside if offsets[0, k, 1] == contexts[0].index(word) + len(word))
-
+    ids, offsets, tokens, pieces = _one_context("Osric Fell | place of birth", contexts[0])
     start, end = np.zeros((1, tokens)), np.zeros((1, tokens))
-    start[0, first("Lembrook")], end[0, last("Dunholt")] = 4.0, 4.0  # the best pair runs across the full stop
-    start[0, first("Dunholt")], end[0, last("Lembrook")] = 1.0, 1.0
-    start[0, first("St.")], end[0, last("Ives")] = 0.5, 0.5  # an abbreviation's point ends no sentence
+    start[0, pieces("Lembrook")[0]], end[0, pieces("Dunholt")[1]] = 4.0, 4.0  # the best pair runs across the stop
+    start[0, pieces("Dunholt")[0]], end[0, pieces("Lembrook")[1]] = 1.0, 1.0
+    start[0, pieces("St.")[0]], end[0, pieces("Ives")[1]] = 0.5, 0.5  # an abbreviation's point ends no sentence
     ranked = ranked_spans(start, end, ids, offsets, contexts, margin=0.0, count=3)[0]
     assert [span.text for span in ranked] == ["Lembrook", "Dunholt", "St. Ives"]
