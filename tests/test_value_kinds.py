@@ -173,6 +173,17 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
     assert shipped.misfits(right) == [None] * len(right)
 
 
+def test_the_shipped_kinds_read_which_end_a_graph_names_a_relation_from(shipped):
+    triples = [Triple("Ernest Hemingway", "author", "The Old Man and the Sea"),  # FactBench's: from the writer
+               Triple("Eric Flint", "author", "Schismatrix"),  # a title that reads a little like a name, too
+               Triple("The Old Man and the Sea", "author", "Ernest Hemingway"),  # Wikidata's: from the book
+               Triple("Amy Spanger", "author", "Hugh Grant"),  # no book at either end
+               Triple("Bryan Forbes", "spouse", "Nanette Newman"),  # either end alike
+               Triple("Ernest Hemingway", "employer", "Toronto Star")]  # a relation the model does not judge
+    assert shipped.ends(triples) == [("P50", True), ("P50", True), ("P50", False), ("P50", False), ("P26", False),
+                                     None]
+
+
 def test_a_value_written_otherwise_is_no_other_value_and_a_neighbouring_one_is(shipped):
     claims = [Triple("Moshe Halloran", "religion", "Judaism"), Triple("Edda Quillfeather", "religion", "Islam"),
               Triple("Ines Trevorrow", "native language", "Norwegian"),

@@ -591,3 +591,26 @@ def test_a_contradiction_stated_with_the_relations_words_is_kept_before_a_likeli
     card = Hit(Passage("p2", "Ansel Brightwater\nBirthplace: Tessaby\nOccupation: Actor", "Ansel Brightwater"), 1.0, 3)
     agent._weigh_other(reading, card, "Tessaby", 5.0)
     assert reading.contradiction.value == "Tessaby"
+
+
+def test_a_books_one_author_contradicts_another_writer_of_it(tmp_path):
+    # FactBench names `author` from the writer to the book: the page says nothing of Tamsin Hollow, and all it needs to.
+    agent = agent_over([Passage("p0", "A Harbour in Winter is a 1962 novel by Orrin Vasey, set in a fishing town. "
+                                      "It was translated into French by Hester Crane in 1970.", "A Harbour in Winter"),
+                        Passage("p1", "Tamsin Hollow writes plays for the radio.", "Tamsin Hollow")], tmp_path)
+    other = verify(agent, "Tamsin Hollow", "author", "A Harbour in Winter")
+    assert (other.outcome, other.stated_instead) == (Finding.CONTRADICTED.value, "Orrin Vasey"), other
+    assert "A Harbour in Winter has one author" in other.reason
+    assert verify(agent, "Orrin Vasey", "author", "A Harbour in Winter").outcome == Finding.SUPPORTED.value
+    assert verify(agent, "Hester Crane", "author", "A Harbour in Winter").outcome != Finding.SUPPORTED.value
+    # Read from the book's end as the facts are, a book's author says nothing of the writer's other books.
+    assert verify(agent, "A Harbour in Winter", "author", "Tamsin Hollow").outcome != Finding.CONTRADICTED.value
+
+
+def test_the_names_beside_an_object_are_those_of_the_sentences_that_name_it():
+    from agentkgv.reader_agent.object_side import names_beside
+
+    text = ("Industry reviewers praised Flatland, a satire by Edwin A. Abbott's friend, printed in London. "
+            "The Left Hand of Darkness is by Ursula K. Le Guin.")
+    # Not the book's own name, a sentence's first word alone, a possessive's ending, nor another sentence's names.
+    assert names_beside(Triple("Flatland", "author", "Eric Flint"), text) == ["Edwin A. Abbott", "London"]

@@ -64,6 +64,7 @@ from agentkgv.reader_agent.contradiction import (Contradiction, Unlisted, contra
 from agentkgv.reader_agent.form_lines import (Line, date_keys, first_line, in_line_lists, infobox_heading, lines_of,
                                                names_key, page_heading, several_cards, stated_in_lines)
 from agentkgv.reader_agent.judges import RareRelations, ReaderJudge
+from agentkgv.reader_agent.object_side import FROM_THE_OBJECT, TURNED_RELATIONS, names_beside, read_from_object
 from agentkgv.reader_agent.reader import judged_title, names_subject, reader_view
 from agentkgv.reader_agent.relation_facts import RelationFacts, shipped_table
 from agentkgv.reader_agent.trace import ReadingTrace, SearchStep
@@ -101,6 +102,7 @@ class Reading(Tally):
     contradiction: Contradiction | None = None
     unlisted: Unlisted | None = None  # the first trusted page read whose list of the relation's values leaves it out
     misfit: Misfit | None = None  # a value of a kind the relation does not take: nothing is searched
+    turned: Claim | None = None  # the claim read from its object's end, where the object has one subject of it
 
     def best(self, count: int, distrusted: Callable[[str], bool] = lambda source: False) -> list[tuple[Hit, float]]:
         """The best-supported passages, those of trusted sources first."""
@@ -134,7 +136,7 @@ class ReadingAgent:
         self.kinds, self.values = kinds, values
         self.paraphrases = paraphrases
 
-    def start(self, item: LabeledTriple, misfit: Misfit | None = None) -> Reading:
+    def start(self, item: LabeledTriple, misfit: Misfit | None = None, turned: Claim | None = None) -> Reading:
         claim = Claim.of(item.triple)
         paraphrase = next(iter(paraphrases_of(self.paraphrases, item.triple)), None)
         queries = [compose_query(claim.triple, name, paraphrase) for name in QUERY_ORDER]
@@ -144,7 +146,7 @@ class ReadingAgent:
         # fitted reads every triple.
         searched = (claim.checkable and not claim.named_by_subject() and not claim.names_itself() and misfit is None
                     or judge.calibration is None)
-        return Reading(item=item, judge=judge, claim=claim, done=not searched, misfit=misfit,
+        return Reading(item=item, judge=judge, claim=claim, done=not searched, misfit=misfit, turned=turned,
                        queries=list(dict.fromkeys(queries))[:self.config.max_searches] if searched else [])
 
     def misfits(self, items: list[LabeledTriple]) -> list[Misfit | None]:
@@ -159,8 +161,23 @@ class ReadingAgent:
             found[i] = misfit
         return found
 
+    def turned_claims(self, items: list[LabeledTriple]) -> list[Claim | None]:
+        """Each claim read from its object's end, where its object has one subject of its relation
+        (reader_agent/object_side.py): judged where the value-kind model knows the relation, since which end the
+        graph names it from is read off the kinds of its ends."""
+        found: list[Claim | None] = [None] * len(items)
+        if self.kinds is None or self.main.calibration is None or not self.config.other_values:
+            return found
+        asked = [i for i, item in enumerate(items) if self.kinds.relation(item.triple) in TURNED_RELATIONS]
+        for i, end in zip(asked, self.kinds.ends([items[i].triple for i in asked])):
+            if end is not None and (mirror := FROM_THE_OBJECT.get(end)) is not None:
+                label = self.relations.label(Triple("", "", "", predicate_id=mirror)) or items[i].triple.predicate
+                found[i] = read_from_object(Claim.of(items[i].triple), *end, label)
+        return found
+
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
-        readings = [self.start(item, misfit) for item, misfit in zip(items, self.misfits(items))]
+        readings = [self.start(item, misfit, turned) for item, misfit, turned
+                    in zip(items, self.misfits(items), self.turned_claims(items))]
         active = [r for r in readings if not r.done]
         while active:
             self.step(active)
@@ -248,6 +265,7 @@ class ReadingAgent:
                                       f"a passage names both: {'yes' if e.named_both else 'no'}")
             reading.done = reading.judge.stops(e, reading.searches, self.config.max_searches) or not reading.queries
         self._weigh_several([reading for reading in active if reading.done])
+        self._weigh_object_side([reading for reading in active if reading.done])
         share = (time.perf_counter() - started) / max(1, len(active))
         for reading in active:
             reading.seconds += share
@@ -277,6 +295,26 @@ class ReadingAgent:
         for (i, value), logit in zip(others, logits):
             self._weigh_other(late[i][0], late[i][1], value, float(logit))
         self._weigh_stated(late, read, {(i, value.lower()): float(logit) for (i, value), logit in zip(others, logits)})
+
+    def _weigh_object_side(self, done: list[Reading]) -> None:
+        """Read, for each finished triple nothing supports or contradicts as its subject's one value, whose object has
+        one subject of its relation (`Reading.turned`), the names its trusted passages give beside the object: one the
+        evidence reader reads as the object's one subject, of the subject's kind and no rival's, contradicts the triple
+        ("Schismatrix by Bruce Sterling" against Eric Flint's authorship of it)."""
+        asked = [(reading, hit, name) for reading in done if reading.turned is not None and not self._supported(reading)
+                 and (reading.contradiction is None or takes_several(reading.claim, self.relations))
+                 for hit, _ in reading.read.values() if not self.distrusted.covers(hit.passage.source)
+                 for name in names_beside(reading.turned.triple, hit.passage.text)]
+        if not asked:
+            return
+        kept = self._could_replace([reading.turned.triple for reading, _, _ in asked], [name for _, _, name in asked])
+        asked = [(reading, hit, name) for (reading, hit, name), ok in zip(asked, kept) if ok]
+        pairs = [(reading.turned.with_object(name), hit.passage.text, judged_title(hit.passage))
+                 for reading, hit, name in asked]
+        logits = self._score([reading for reading, _, _ in asked], pairs)
+        for (reading, hit, name), (triple, text, _), logit in zip(asked, pairs, logits):
+            if not self.relations.cues.denies(triple, reader_view(triple, text).text):
+                self._weigh_other(reading, hit, name, float(logit), reading.turned)
 
     @staticmethod
     def _supported(reading: Reading) -> bool:
@@ -564,21 +602,24 @@ class ReadingAgent:
         """Whether a passage that supports the claim (its `score`) reads at least as well with another value (`logit`)."""
         return logit >= score and self._reads_true(reading, float(score))
 
-    def _weigh_other(self, reading: Reading, hit: Hit, value: str, logit: float) -> None:
+    def _weigh_other(self, reading: Reading, hit: Hit, value: str, logit: float,
+                     turned: Claim | None = None) -> None:
         """Keep the passage as the triple's contradiction where the calibration would call the triple with
         `value` true, and more surely than any kept so far; one that states the value with the relation's words, or as
         the value of its key-value line, before one that does not ("was born in Wilmette" before "Heston's career in
-        Hollywood")."""
+        Hollywood"). With `turned`, the value is another subject of the object's (`Reading.turned`), which excludes the
+        triple's whatever its relation takes, and outweighs another of several values."""
         calibration = reading.judge.calibration
         assert calibration is not None
         p_other = calibration.probability(Evidence().add(logit, True, True))
         if p_other < calibration.true_at:
             return
-        worded = (any(value in line for line in self._line_values(reading.claim, hit.passage))
-                  or self._states_as_own(reading.claim, value, hit.passage.text))
+        claim = turned or reading.claim
+        worded = (any(value in line for line in self._line_values(claim, hit.passage))
+                  or self._states_as_own(claim, value, hit.passage.text))
         best = reading.contradiction
-        if best is None or (worded, p_other) > (best.worded, best.p_other):
-            reading.contradiction = Contradiction(hit, value, p_other, worded)
+        if best is None or (turned is not None, worded, p_other) > (best.of_object, best.worded, best.p_other):
+            reading.contradiction = Contradiction(hit, value, p_other, worded, of_object=turned is not None)
 
     def verify(self, items: list[LabeledTriple]) -> list[Verdict]:
         if self.main.calibration is None:
@@ -602,7 +643,7 @@ class ReadingAgent:
             finding, verdict, p_true = Finding.WRONG_KIND, False, reading.misfit.p_fits
         elif calibration.outcome(p_support) is Outcome.TRUE:
             finding, verdict, p_true = Finding.SUPPORTED, True, p_support
-        elif contradiction is not None and not takes_several(claim, self.relations):
+        elif contradiction is not None and (contradiction.of_object or not takes_several(claim, self.relations)):
             finding, verdict, stated_instead = Finding.CONTRADICTED, False, contradiction.value
             p_true = self.absence.contradicted(calibration, reading.evidence, contradiction.p_other, prior)
             cited = [contradiction.hit]
@@ -635,8 +676,23 @@ class ReadingAgent:
             undecided=verdict is None and finding is Finding.NOT_ENOUGH_EVIDENCE,
             outcome=finding.value, stated_instead=stated_instead, listed=listed, several_valued=several_valued,
             withheld=reading.withheld,
-            reason=reading.misfit.reason() if reading.misfit is not None else (
-                SELF_CLAIM if claim.names_itself() else f"a page lists its values in full without it: {stated_instead}"
-                if listed else f"{self.relations.label(claim.triple)!r} takes several values, and a passage gives "
-                f"{stated_instead!r} as {claim.triple.subject}'s where none gives {claim.triple.object!r}"
-                if several_valued else None))
+            reason=self._reason(reading, finding, stated_instead, listed, several_valued))
+
+    def _reason(self, reading: Reading, finding: Finding, stated_instead: str | None, listed: bool,
+                several_valued: bool) -> str | None:
+        """Why a verdict is what it is, where its outcome and the value stated instead do not say it already."""
+        claim, contradiction = reading.claim, reading.contradiction
+        if reading.misfit is not None:
+            return reading.misfit.reason()
+        if finding is Finding.CONTRADICTED and contradiction is not None and reading.turned is not None and (
+                contradiction.of_object):
+            return (f"{claim.triple.object} has one {self.relations.label(reading.turned.triple)}, and a passage gives "
+                    f"{stated_instead!r}")
+        if claim.names_itself():
+            return SELF_CLAIM
+        if listed:
+            return f"a page lists its values in full without it: {stated_instead}"
+        if several_valued:
+            return (f"{self.relations.label(claim.triple)!r} takes several values, and a passage gives "
+                    f"{stated_instead!r} as {claim.triple.subject}'s where none gives {claim.triple.object!r}")
+        return None

@@ -38,6 +38,7 @@ class Contradiction:
     value: str
     p_other: float  # P(true) of the triple with `value`, by the judge's calibration
     worded: bool  # whether the passage states the value with the relation's words or as its key-value line's
+    of_object: bool = False  # whether the value is another subject of the object's (reader_agent/object_side.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -242,27 +242,45 @@ class ValueKinds:
         objects = [t.object for t in claims]
         return [not same for same in _same_values(objects, values, _embedded(objects), _embedded(values))]
 
-    def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
-        """For each triple, its object where the relation read from neither end takes it, else None."""
+    def _ends(self, triples: list[Triple]) -> list[tuple[int, str, np.ndarray, np.ndarray]]:
+        """For each triple of a relation the model judges: its index, the relation, and the classifier's distribution
+        over the relations for its object and for its subject."""
         m = self.model
         asked = [(i, r) for i, t in enumerate(triples) if (r := self.relation(t)) is not None and r in m.kinds]
-        found: list[Misfit | None] = [None] * len(triples)
         if not asked:
-            return found
+            return []
         # One batch for both ends: the encoder's cost is per call as much as per name.
         both = relation_softmax(m.coef, m.intercept, _embedded([triples[i].object for i, _ in asked]
                                                                + [triples[i].subject for i, _ in asked]))
-        objects, subjects = both[:len(asked)], both[len(asked):]
-        for (i, r), p, q in zip(asked, objects, subjects):
-            at = m.thresholds[r]
-            as_object = p[m.kinds[r]].sum()
+        return [(i, r, p, q) for (i, r), p, q in zip(asked, both[:len(asked)], both[len(asked):])]
+
+    def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
+        """For each triple, its object where the relation read from neither end takes it, else None."""
+        m = self.model
+        found: list[Misfit | None] = [None] * len(triples)
+        for i, r, p, q in self._ends(triples):
+            at, as_object = m.thresholds[r], float(p[m.kinds[r]].sum())
             backwards = p[m.subject_kinds[r]].sum() >= at and q[m.kinds[r]].sum() >= at
             # What the facts know of the value outweighs what its name reads as, either way.
             known = m.known_fit(r, triples[i].object)
             if m.known_misfit(r, triples[i].object, as_object):
-                found[i] = Misfit(triples[i].object, float(as_object), r, m.known_as(triples[i].object, r))
+                found[i] = Misfit(triples[i].object, as_object, r, m.known_as(triples[i].object, r))
             elif known is None and as_object < at and not backwards:
-                found[i] = Misfit(triples[i].object, float(as_object), r)
+                found[i] = Misfit(triples[i].object, as_object, r)
+        return found
+
+    def ends(self, triples: list[Triple]) -> list[tuple[str, bool] | None]:
+        """For each triple, the relation as the model knows it (its id) and whether the graph names it from the other
+        end than the facts do (FactBench's `author`, from the writer to the book): each end fits the other's kind (at
+        the relation's threshold, as `misfits` reads a triple backwards), and more likely than its own, an end's fit
+        being the share of its distribution on the kind: "Hugh Grant" is no book, however little "Amy Spanger" reads as
+        one. None for a relation the model does not judge."""
+        m = self.model
+        found: list[tuple[str, bool] | None] = [None] * len(triples)
+        for i, r, p, q in self._ends(triples):
+            backwards = p[m.subject_kinds[r]].sum() * q[m.kinds[r]].sum()
+            fits = min(p[m.subject_kinds[r]].sum(), q[m.kinds[r]].sum()) >= m.thresholds[r]
+            found[i] = (r, bool(fits and backwards > p[m.kinds[r]].sum() * q[m.subject_kinds[r]].sum()))
         return found
 
 
