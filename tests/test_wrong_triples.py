@@ -600,11 +600,32 @@ def test_a_books_one_author_contradicts_another_writer_of_it(tmp_path):
                         Passage("p1", "Tamsin Hollow writes plays for the radio.", "Tamsin Hollow")], tmp_path)
     other = verify(agent, "Tamsin Hollow", "author", "A Harbour in Winter")
     assert (other.outcome, other.stated_instead) == (Finding.CONTRADICTED.value, "Orrin Vasey"), other
-    assert "A Harbour in Winter has one author" in other.reason
+    assert other.reason == "A Harbour in Winter has one author, and a passage gives 'Orrin Vasey' as its author"
     assert verify(agent, "Orrin Vasey", "author", "A Harbour in Winter").outcome == Finding.SUPPORTED.value
-    assert verify(agent, "Hester Crane", "author", "A Harbour in Winter").outcome != Finding.SUPPORTED.value
-    # Read from the book's end as the facts are, a book's author says nothing of the writer's other books.
+    # A translator is no author: her words deny it, and the book's author contradicts it.
+    translator = verify(agent, "Hester Crane", "author", "A Harbour in Winter")
+    assert (translator.outcome, translator.stated_instead) == (Finding.CONTRADICTED.value, "Orrin Vasey"), translator
+    # Read from the book's end as the facts are, a writer has several books: another's author contradicts nothing.
     assert verify(agent, "A Harbour in Winter", "author", "Tamsin Hollow").outcome != Finding.CONTRADICTED.value
+
+
+def test_an_edition_of_a_book_still_states_its_author(tmp_path):
+    agent = agent_over([Passage("p0", "A Harbour in Winter, reissued in a new edition in 1990, is a novel by Orrin "
+                                      "Vasey.", "A Harbour in Winter")], tmp_path)
+    assert verify(agent, "Orrin Vasey", "author", "A Harbour in Winter").outcome == Finding.SUPPORTED.value
+
+
+def test_another_author_of_the_object_never_replaces_another_value_of_the_subjects_one(agent):
+    from agentkgv.reader_agent.claims import Claim
+    from agentkgv.reader_agent.object_side import read_from_object
+    from agentkgv.retrieval.base import Hit
+
+    born = Hit(Passage("p1", "Ansel Brightwater was born in Wilmette.", ""), 1.0, 1)
+    reading = agent.start(LabeledTriple("t", Triple("Ansel Brightwater", "place of birth", "Beverly Hills")))
+    agent._weigh_other(reading, born, "Wilmette", 4.0)
+    turned = read_from_object(reading.claim, "P19", "place of birth")
+    agent._weigh_other(reading, born, "Edda Quill", 9.0, turned)
+    assert (reading.contradiction.value, reading.contradiction.of_object) == ("Wilmette", False)
 
 
 def test_the_names_beside_an_object_are_those_of_the_sentences_that_name_it():

@@ -172,7 +172,7 @@ class ReadingAgent:
         for i, end in zip(asked, self.kinds.ends([items[i].triple for i in asked])):
             if end is not None and (mirror := FROM_THE_OBJECT.get(end)) is not None:
                 label = self.relations.label(Triple("", "", "", predicate_id=mirror)) or items[i].triple.predicate
-                found[i] = read_from_object(Claim.of(items[i].triple), *end, label)
+                found[i] = read_from_object(Claim.of(items[i].triple), mirror, label)
         return found
 
     def run(self, items: list[LabeledTriple]) -> list[Reading]:
@@ -608,16 +608,18 @@ class ReadingAgent:
         `value` true, and more surely than any kept so far; one that states the value with the relation's words, or as
         the value of its key-value line, before one that does not ("was born in Wilmette" before "Heston's career in
         Hollywood"). With `turned`, the value is another subject of the object's (`Reading.turned`), which excludes the
-        triple's whatever its relation takes, and outweighs another of several values."""
+        triple's whatever its relation takes: it outweighs another of several values, never another value of the
+        subject's one."""
         calibration = reading.judge.calibration
         assert calibration is not None
         p_other = calibration.probability(Evidence().add(logit, True, True))
-        if p_other < calibration.true_at:
+        best = reading.contradiction
+        if p_other < calibration.true_at or turned is not None and best is not None and not best.of_object and not (
+                takes_several(reading.claim, self.relations)):
             return
         claim = turned or reading.claim
         worded = (any(value in line for line in self._line_values(claim, hit.passage))
                   or self._states_as_own(claim, value, hit.passage.text))
-        best = reading.contradiction
         if best is None or (turned is not None, worded, p_other) > (best.of_object, best.worded, best.p_other):
             reading.contradiction = Contradiction(hit, value, p_other, worded, of_object=turned is not None)
 
@@ -684,10 +686,9 @@ class ReadingAgent:
         claim, contradiction = reading.claim, reading.contradiction
         if reading.misfit is not None:
             return reading.misfit.reason()
-        if finding is Finding.CONTRADICTED and contradiction is not None and reading.turned is not None and (
-                contradiction.of_object):
-            return (f"{claim.triple.object} has one {self.relations.label(reading.turned.triple)}, and a passage gives "
-                    f"{stated_instead!r}")
+        if finding is Finding.CONTRADICTED and contradiction and contradiction.of_object and reading.turned:
+            label = self.relations.label(reading.turned.triple)
+            return f"{claim.triple.object} has one {label}, and a passage gives {stated_instead!r} as its {label}"
         if claim.names_itself():
             return SELF_CLAIM
         if listed:

@@ -54,13 +54,14 @@ OPPONENTS = {"P54": frozenset(_STEMMER.stemWords(["against", "beat", "beating", 
 # Rivals that `build` cannot find by their objects, since no facts file holds one side, or since the relation takes
 # several values (whose rivals are not read off their objects): where a person lives or works is no birth or death there
 # ("lives in Lembrook. He was born in Dunholt"), nor a burial a birth or a death; a nomination no award received; an
-# illustrator, a translator or an editor no author; a death's date no birth's, a dissolution's no founding's, nor the
-# reverse; a work's producer, star, writer or composer no director, a distributor no record label, a chair or chief
-# executive no founder. Their words are their names' in the predicates table (residence: live, resid; nominated for:
-# nomin). Not a firm's seat for its founding place: "the Geneva-based firm" is where most firms were founded, and graphs
-# take one for the other (FactBench-docs lost two contradictions and called a true founding place false with it).
+# illustrator or a translator no author (not an editor: "edition" stems as "edited" does); a death's date no birth's, a
+# dissolution's no founding's, nor the reverse; a work's producer, star, writer or composer no director, a distributor
+# no record label, a chair or chief executive no founder. Their words are their names' in the predicates table
+# (residence: live, resid; nominated for: nomin). Not a firm's seat for its founding place: "the Geneva-based firm" is
+# where most firms were founded, and graphs take one for the other (FactBench-docs lost two contradictions and called a
+# true founding place false with it).
 UNHELD_RIVALS = {"P19": ("P551", "P937", "P119"), "P20": ("P551", "P937", "P119"), "P119": ("P20",),
-                 "P166": ("P1411",), "P50": ("P110", "P655", "P98"), "P569": ("P570",), "P570": ("P569",),
+                 "P166": ("P1411",), "P50": ("P110", "P655"), "P569": ("P570",), "P570": ("P569",),
                  "P571": ("P576",), "P576": ("P571",),
                  # A work's credits name each person's part: "directed by Wenna Pollard and produced by Idris Tamblyn".
                  "P57": ("P162", "P161", "P58", "P86"), "P162": ("P57", "P161"), "P161": ("P57", "P162", "P58", "P86"),
