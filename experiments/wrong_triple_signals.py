@@ -36,13 +36,24 @@ as many true triples as wrong ones or more.
    in (a triple that fits its relation only read the way under a fifth of the predicate's triples fit). On
    FactBench-docs and on the DBpedia set as graphs.
 
+12. Three readings of support and silence, over each run's verdicts: the best cited passage of a supported triple
+   naming the object only inside longer names, none of which the value-kind model would take for it ("Boston
+   Celtics" for Boston); support from a passage that does not name both; and, where the documents were silent, their
+   best support as a score (AUC) of true against wrong.
+13. The graph prior's model on DBpedia, cross-validated as `bench dbpedia-graph` folds it: gradient-boosted trees
+   (scikit-learn) beside the shipped logistic model, on the same features and each predicate's share of true
+   triples in the other folds; and, for the 400 with documents, how many wrong and true triples each threshold on
+   graph + documents P(true) calls false.
+
 python experiments/wrong_triple_signals.py N [ARGS]   (1: [centered] similarities, default 0.75 0.78 0.8 0.85 0.9,
 centered 0.3 0.4 0.5 0.6;
 2: probabilities, default 0.5 0.6 0.7 0.8; 3: the run, default known67e; 4: run:split pairs, default
 known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 5: the fewest values a predicate needs, default 20; 6: run:split pairs, default known67e:factbench_docs
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e; 9: the run, default known67e;
-10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a)
+10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a; 12: run:split pairs,
+default fb114:factbench_docs t114:test_long_tail t114:test_unseen dbpedia-116:iri; 13: the documents' run,
+default dbpedia-116)
 Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
@@ -645,6 +656,80 @@ def graph_kinds() -> None:
     print(f"FactBench-docs, read the way few of its predicate's triples are: {dict(against)}")
 
 
+def support_signals() -> None:
+    """Support from an object inside a longer name of another kind, from passages not naming both, and the documents'
+    best support where they were silent"""
+    import agentkgv.registry  # noqa: F401
+    from sklearn.metrics import roc_auc_score
+
+    from agentkgv.core.runner import load_run
+    from agentkgv.paths import Workspace
+    from agentkgv.reader_agent.claims import Claim, Kind
+    from agentkgv.reader_agent.contradiction import whole_name
+
+    kinds, ws = _shipped(), Workspace()
+
+    def only_inside(v) -> bool:
+        """Whether the best cited passage names the object only inside longer names the kinds would not take for it."""
+        text, names = v.evidence[0].text or "", {n.lower() for n in v.triple.object_names}
+        wholes = list(dict.fromkeys(whole_name(text, m.start(), m.end()) for n in v.triple.object_names
+                                    for m in re.finditer(rf"(?<!\w){re.escape(n)}(?!\w)", text)))
+        return bool(wholes) and all(w.lower() not in names for w in wholes) and not any(
+            kinds.could_replace([v.triple] * len(wholes), wholes))
+
+    for pair in sys.argv[1:] or ["fb114:factbench_docs", "t114:test_long_tail", "t114:test_unseen", "dbpedia-116:iri"]:
+        run, split = pair.split(":")
+        verdicts = list(load_run(ws.runs / run / f"agentkgv.{split}.jsonl").values())
+        supported = [v for v in verdicts if v.outcome == "supported" and v.evidence and v.trace and v.trace.evidence]
+        inside = Counter("true" if v.gold else "wrong" for v in supported
+                         if Claim.of(v.triple).kind is Kind.ENTITY and only_inside(v))
+        both = Counter(("true" if v.gold else "wrong", "both" if v.trace.evidence.named_both else "not both")
+                       for v in supported)
+        silent = [v for v in verdicts if v.outcome == "not enough evidence" and v.trace and v.trace.evidence]
+        gold = [bool(v.gold) for v in silent]
+        auc = roc_auc_score(gold, [v.trace.evidence.support for v in silent]) if 0 < sum(gold) < len(gold) else None
+        print(f"{pair}: the object only inside longer names of another kind in the best passage {dict(inside)}; "
+              f"supported, by whether a passage names both {dict(both)}; silent {len(silent)} ({sum(gold)} true), "
+              f"AUC of their best support {auc if auc is None else round(auc, 3)}")
+
+
+def prior_model() -> None:
+    """The graph prior as gradient-boosted trees beside the logistic model; thresholds on graph + documents"""
+    import agentkgv.registry  # noqa: F401
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    from agentkgv.core.runner import load_run
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.eval.graph_bench import LabelledGraph, cross_validated
+    from agentkgv.graph.prior import fit_prior
+    from agentkgv.paths import Workspace
+
+    ws = Workspace()
+    documents = load_run(ws.runs / (sys.argv[1] if len(sys.argv) > 1 else "dbpedia-116") / "agentkgv.iri.jsonl")
+    graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")
+    rows, labels, predicates = graph.rows(documents), graph.labels(), graph.predicates()
+    read = np.array([item.id in documents for item in graph.items])
+    logistic, trees = np.zeros(len(labels)), np.zeros(len(labels))
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(rows, labels):
+        prior = fit_prior(rows[train], labels[train], [predicates[k] for k in train], "fold")
+        logistic[test] = [prior.p_true(rows[k], predicates[k]) for k in test]
+        seen, true = Counter(predicates[k] for k in train), Counter(predicates[k] for k in train if labels[k])
+        base = labels[train].mean()
+        share = np.array([(true[p] + 10 * base) / (seen[p] + 10) for p in predicates])[:, None]
+        model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, random_state=0)
+        trees[test] = model.fit(np.hstack([rows, share])[train], labels[train]).predict_proba(
+            np.hstack([rows, share])[test])[:, 1]
+    for name, p in (("logistic (shipped)", logistic), ("gradient-boosted trees", trees)):
+        print(f"{name}: AUC all {roc_auc_score(labels, p):.3f}, the 400 {roc_auc_score(labels[read], p[read]):.3f}")
+    together = [v for v in cross_validated(graph, documents) if v.id in documents]
+    for at in (0.3, 0.4, 0.5, 0.55, 0.6, 0.65):
+        flagged = [v for v in together if (v.p_true if v.p_true is not None else 0.5) < at]
+        wrong = sum(1 for v in flagged if v.gold is False)
+        print(f"graph + documents P(true) under {at}: {wrong} wrong of {sum(1 for v in together if v.gold is False)}, "
+              f"{len(flagged) - wrong} true of {sum(1 for v in together if v.gold)}")
+
 def _softmax(model, vectors: np.ndarray) -> np.ndarray:
     from agentkgv.reader_agent.value_kinds import relation_softmax
 
@@ -652,7 +737,8 @@ def _softmax(model, vectors: np.ndarray) -> np.ndarray:
 
 
 MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
-                value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds]
+                value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds,
+                support_signals, prior_model]
 
 
 def main() -> None:
