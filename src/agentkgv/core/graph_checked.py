@@ -38,10 +38,17 @@ DOCUMENTS_DECIDE = frozenset({Finding.SUPPORTED.value, Finding.CONTRADICTED.valu
 
 
 def compose(verdict: Verdict, checker: GraphChecker, false_below: float = GRAPH_FALSE_BELOW) -> Verdict:
-    """The verdict with what the graph says of its triple."""
+    """The verdict with what the graph says of its triple, its P(true) and confidence to 4 places as a reader's are
+    (decided before they are rounded)."""
+    composed = _composed(verdict, checker, false_below)
+    return replace(composed, p_true=None if composed.p_true is None else round(composed.p_true, 4),
+                   confidence=None if composed.confidence is None else round(composed.confidence, 4))
+
+
+def _composed(verdict: Verdict, checker: GraphChecker, false_below: float) -> Verdict:
     voided = as_read(verdict, checker)
     if voided is not verdict:
-        composed = compose(voided, checker, false_below)
+        composed = _composed(voided, checker, false_below)
         # It is a triple the documents were silent on now: its confidence is the graph's, and where the graph calls
         # it false, the reason says what the documents stated too.
         if composed.verdict is None:
