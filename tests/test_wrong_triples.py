@@ -601,6 +601,10 @@ def test_a_books_one_author_contradicts_another_writer_of_it(tmp_path):
     other = verify(agent, "Tamsin Hollow", "author", "A Harbour in Winter")
     assert (other.outcome, other.stated_instead) == (Finding.CONTRADICTED.value, "Orrin Vasey"), other
     assert other.reason == "A Harbour in Winter has one author, and a passage gives 'Orrin Vasey' as its author"
+    from agentkgv.eval.html_report import write_review_csv
+
+    write_review_csv(tmp_path / "review.csv", [other], 0.7)  # a reviewer reads why, not only the name
+    assert other.reason in (tmp_path / "review.csv").read_text(encoding="utf-8")
     assert verify(agent, "Orrin Vasey", "author", "A Harbour in Winter").outcome == Finding.SUPPORTED.value
     # A translator is no author: her words deny it, and the book's author contradicts it.
     translator = verify(agent, "Hester Crane", "author", "A Harbour in Winter")

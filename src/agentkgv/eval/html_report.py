@@ -114,7 +114,8 @@ def _why(v: Verdict, below: float) -> str:
     if v.verdict is None and v.reason:  # the documents decided, the graph disagreed
         return v.reason
     if v.outcome == Finding.CONTRADICTED.value:
-        return v.reason if v.several_valued and v.reason else f"the first passage states {v.stated_instead!r} instead"
+        # Another of several values, or another author of the object's, says why in its reason.
+        return v.reason or f"the first passage states {v.stated_instead!r} instead"
     if v.outcome == Finding.NOT_CHECKABLE.value:
         return "a link or an identifier: no text can check it"
     if v.reason:
