@@ -348,9 +348,7 @@ class RelationCues:
         statement for all the passage says, so it keeps the reader's score."""
         leading = [_CLAUSE.split(_SENTENCE_END.split(view[:mark.start()])[-1])[-1]
                    for mark in _MARKS.finditer(view) if mark.group(1) == "O"]
-        clauses = [set(_STEMMER.stemWords(folded_words(words))) for words in leading]
-        own, rivals = self.cues[key], self.rivals.get(key, ())
-        return all(any(words & rival for rival in rivals) and not words & own for words in clauses)
+        return all(self._rival_only(key, set(_STEMMER.stemWords(folded_words(words)))) for words in leading)
 
     def led_by_another(self, triple: Triple, view: str) -> bool:
         """Whether, in the object's sentence (or statement, after a semicolon) and before the subject is named in it,
