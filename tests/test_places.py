@@ -17,6 +17,8 @@ def test_a_place_written_with_its_region_lies_where_the_region_does():
     places = gazetteer()
     assert places.lie_in("Paris, Texas") == {"US"} and "FR" in places.lie_in("Paris")
     assert places.holds("France", "Paris, Texas") is False
+    assert places.region("Peru, Indiana") == "Indiana" and places.region("Victoria, Australia") == "Australia"
+    assert places.region("Melbourne, Victoria") is None and places.region("Bye, See You Monday") is None
 
 
 def test_a_name_the_gazetteer_does_not_know_or_that_names_a_state_too_decides_nothing():

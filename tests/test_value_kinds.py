@@ -173,6 +173,24 @@ def test_the_shipped_kinds_tell_an_award_from_a_work_and_a_year_from_a_person_or
     assert shipped.misfits(right) == [None] * len(right)
 
 
+def test_a_town_written_with_its_region_is_no_value_of_a_relation_that_takes_no_places(shipped):
+    # Names that read enough like a book, a team, a spouse or a firm to pass by their names alone.
+    wrong = [Triple("Stevie Wonder", "author", "Winterset, Iowa"), Triple("Silicon Graphics", "team", "Peru, Indiana"),
+             Triple("Gottfried Wilhelm Leibniz", "spouse", "Lamar, Missouri"),
+             Triple("Judy Garland", "subsidiary", "Newark, New Jersey")]
+    found = shipped.misfits(wrong)
+    assert [m and m.region for m in found] == ["Iowa", "Indiana", "Missouri", "New Jersey"]
+    assert all(m.p_fits < 0.15 for m in found) and "is a place, written with its region" in found[0].reason()
+    # Relations that take places, and values that are no town written with its region.
+    right = [Triple("Tom Cruise", "birth place", "Syracuse, New York"),
+             Triple("Ada Vance", "location", "Klamath County, Oregon"),
+             Triple("Osterlund Holdings", "headquarters location", "Rotterdam, Netherlands"),
+             Triple("Karl Fenwick", "notable work", "Bye, See You Monday"),
+             Triple("Nina Arlow", "spouse", "Chadwick, Boseman"),
+             Triple("Brannock Press", "author", "Harlan Voss, Jr.")]
+    assert shipped.misfits(right) == [None] * len(right)
+
+
 def test_the_shipped_kinds_read_which_end_a_graph_names_a_relation_from(shipped):
     triples = [Triple("Ernest Hemingway", "author", "The Old Man and the Sea"),  # FactBench's: from the writer
                Triple("Eric Flint", "author", "Schismatrix"),  # a title that reads a little like a name, too

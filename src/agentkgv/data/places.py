@@ -61,12 +61,19 @@ class Gazetteer:
         a country or a US state ("Paris, Texas", "Victoria, Australia"), that region's country. None where the
         gazetteer knows no such place. Another region ("Melbourne, Victoria") narrows nothing: it may be a city's
         name elsewhere."""
-        head, _, region = name.partition(",")
-        if region.strip():
-            code = "US" if _key(region) in self.states else self.country(region)
-            if code is not None:
-                return frozenset({code})
-        return self._of(head)
+        region = self.region(name)
+        if region is not None:
+            return frozenset({"US" if _key(region) in self.states else self.countries[_key(region)]})
+        return self._of(name.partition(",")[0])
+
+    def region(self, name: str) -> str | None:
+        """The region a place's name is written with, where that region is a country or a US state: "Indiana" for
+        "Peru, Indiana", "Australia" for "Victoria, Australia". None for any other name: "Melbourne, Victoria" (a
+        region of a country), "Bye, See You Monday" (no region)."""
+        region = name.partition(",")[2]
+        if not region.strip() or "," in region:
+            return None
+        return region.strip() if _key(region) in self.states or self.country(region) is not None else None
 
     def _of(self, name: str) -> frozenset[str] | None:
         key = _key(name)
