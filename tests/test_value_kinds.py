@@ -185,7 +185,7 @@ def test_a_town_written_with_its_region_is_no_value_of_a_relation_that_takes_no_
     right = [Triple("Tom Cruise", "birth place", "Syracuse, New York"),
              Triple("Ada Vance", "location", "Klamath County, Oregon"),
              Triple("Osterlund Holdings", "headquarters location", "Rotterdam, Netherlands"),
-             Triple("Karl Fenwick", "notable work", "Bye, See You Monday"),
+             Triple("Wim Wenders", "notable work", "Paris, Texas"),  # a film's title
              Triple("Nina Arlow", "spouse", "Chadwick, Boseman"),
              Triple("Brannock Press", "author", "Harlan Voss, Jr.")]
     assert shipped.misfits(right) == [None] * len(right)

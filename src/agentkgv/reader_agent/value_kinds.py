@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from agentkgv.data.errors import DataError
+from agentkgv.data.places import gazetteer
 from agentkgv.data.predicates import by_predicate
 from agentkgv.data.records import Triple
 from agentkgv.data.text import folded_words, label_key
@@ -67,6 +68,10 @@ PLACE_SHARE = 0.15
 # The share of a relation's known values that must be names (a letter first) for a place to be read as no value of it:
 # a relation of dates (`inception`, keyed by DBpedia's `foundation`) is not judged so.
 NAMED_SHARE = 0.9
+# Relations whose values are works, whose titles may be a town written with its region ("Paris, Texas", a film;
+# "Memphis, Tennessee", a song): no place read so is a misfit of theirs. Notable work, present in work, based on,
+# follows, followed by, part of the series, part of, has part, tracklist, derivative work, published in.
+TITLED = frozenset({"P800", "P1441", "P144", "P155", "P156", "P179", "P361", "P527", "P658", "P4969", "P1433"})
 
 
 def shipped_value_kinds() -> Path:
@@ -134,8 +139,8 @@ class Misfit:
 
     def reason(self) -> str:
         if self.region:
-            return (f"{self.value!r} is a place, written with its region ({self.region}), and {self.p_fits:.0%} of "
-                    f"the values the training facts know of {self.relation} are places")
+            return (f"{self.value!r} is a place, written with its region ({self.region}), and about {self.p_fits:.0%} "
+                    f"of the values the training facts know of {self.relation} are places")
         if self.known_as:
             seen = ", ".join(f"{relation} ({count})" for relation, count in self.known_as[:3])
             return (f"{self.value!r} is not of a kind the relation takes: the training facts know it mostly as the "
@@ -270,10 +275,9 @@ class ValueKinds:
         return [(i, r, p, q) for (i, r), p, q in zip(asked, both[:len(asked)], both[len(asked):])]
 
     @functools.cached_property
-    def _place_shares(self) -> dict[str, float]:
-        """Of each relation that takes names, the share of its known values the gazetteer knows as places."""
-        from agentkgv.data.places import gazetteer
-
+    def place_shares(self) -> dict[str, float]:
+        """Of each relation that takes names, the share of its known values the gazetteer knows as places, one more of
+        each kind counted (so that no share is 0: a P(true) of its own)."""
         places, named, total = Counter[int](), Counter[int](), Counter[int]()
         for name, seen in self.model.known.items():
             place = gazetteer().lie_in(name) is not None
@@ -282,14 +286,13 @@ class ValueKinds:
                 places[c] += place
                 named[c] += name[:1].isalpha()
         classes = sorted(self.model.kinds)
-        return {classes[c]: places[c] / n for c, n in total.items() if named[c] >= NAMED_SHARE * n}
+        return {classes[c]: (places[c] + 1) / (n + 2) for c, n in total.items() if named[c] >= NAMED_SHARE * n}
 
     def _written_as_place(self, relation: str, value: str) -> str:
         """The region a place is written with where the relation takes no places (`PLACE_SHARE`), else ""."""
-        if self._place_shares.get(relation, 1.0) >= PLACE_SHARE or not value[:1].isupper():
+        if (relation in TITLED or self.place_shares.get(relation, 1.0) >= PLACE_SHARE
+                or not value[:1].isupper()):
             return ""
-        from agentkgv.data.places import gazetteer
-
         return gazetteer().region(value) or ""
 
     def misfits(self, triples: list[Triple]) -> list[Misfit | None]:
@@ -308,7 +311,7 @@ class ValueKinds:
             elif known is None and as_object < at and not backwards:
                 found[i] = Misfit(value, as_object, r)
             elif known is not True and not backwards and (region := self._written_as_place(r, value)):
-                found[i] = Misfit(value, self._place_shares[r], r, region=region)
+                found[i] = Misfit(value, self.place_shares[r], r, region=region)
         return found
 
     def ends(self, triples: list[Triple]) -> list[tuple[str, bool] | None]:
