@@ -465,8 +465,9 @@ def test_an_events_place_is_stated_in_a_sentence_that_names_it_and_speaks_of_the
     assert not cues.speaks_of(died, "Ada Vance lived in Lund for her whole life.")
     formed = Triple("Harrow Mills", "location of formation", "Lund")
     assert cues.speaks_of(formed, "Harrow Mills was formed in Lund.") and cues.speaks_of(formed, "Year Founded: 1903\nLund")
-    # A word of the event inside a name says nothing of it.
+    # A word of the event inside a name says nothing of it, nor another word of its stem.
     assert not cues.speaks_of(formed, "Harrow Mills joined the Lund House of Weaving Foundation in 2019.")
+    assert not cues.speaks_of(formed, "In Lund, Harrow Mills plans to form another team.")
     assert cues.speaks_of(Triple("Ada Vance", "employer", "Lund University"), "Ada Vance dined in Lund University.")
 
 

@@ -74,15 +74,17 @@ UNHELD_RIVALS = {"P19": ("P551", "P937", "P119"), "P20": ("P551", "P937", "P119"
 # names both ends as support whatever it says ("he became a member of the Minnesota Timberwolves" for Gerald Green's
 # birth there, "leave Spago restaurant in Beverly Hills" for Woody Allen's death there), and the value reader gives a
 # place as another value of the event from a sentence that never speaks of it ("Lancaster classics such as Judgment
-# at Nuremberg"). The words are the event's own, not the relation's cues, some of which say nothing of it ("life",
-# "lost", "end" for a death): by relation id, the event's words and the side of a life span its place stands on.
+# at Nuremberg"). The words are the event's own, as written, not the relation's stemmed cues, some of which say
+# nothing of it ("life", "lost" for a death; "form" for a founding: "plan to form another team"): by relation id,
+# the event's words and the side of a life span its place stands on.
 # The most words of a line that may be a card's key for the value on the line after it ("Place of death").
 MAX_KEY_WORDS = 4
 EVENTS: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "P19": (("born", "birth", "birthplace", "native", "nee"), "born"),
-    "P20": (("died", "death", "deathplace", "killed", "passed", "murdered", "executed"), "died"),
+    "P19": (("born", "birth", "births", "birthplace", "native", "nee"), "born"),
+    "P20": (("died", "dies", "death", "deathplace", "killed", "passed", "murdered", "executed"), "died"),
     "P119": (("buried", "burial", "interred", "entombed", "grave", "cemetery"), None),
-    "P740": (("founded", "foundation", "formed", "established", "incorporated", "started", "origin"), None)}
+    "P740": (("founded", "founding", "foundation", "formed", "formation", "established", "incorporated", "started",
+              "origin"), None)}
 # Words of the named rivals' names that any part in a work may stand beside ("a music documentary featuring",
 # "a member of the cast", "recorded for"): no named rival's cue.
 _OF_ANY_WORK = frozenset(_STEMMER.stemWords(["film", "movie", "music", "record", "member", "song"]))
@@ -240,7 +242,7 @@ _WORD_RUN = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def _words_outside_names(text: str) -> set[str]:
-    """The stemmed words of `text` but those inside a capitalised name, after a capitalised word other than a function
+    """The folded words of `text` but those inside a capitalised name, after a capitalised word other than a function
     word on their line: the "Foundation" of the "Luxembourg House of Financial Technology Foundation" speaks of no
     founding, while "Born:" opens its line, "Place Of Birth" follows a function word, and "Year Founded:" is a key."""
     kept = []
@@ -252,7 +254,7 @@ def _words_outside_names(text: str) -> set[str]:
                     not rest or rest.startswith(":")):
                 kept.append(word)
             before = word
-    return set(_STEMMER.stemWords(folded_words(" ".join(kept))))
+    return set(folded_words(" ".join(kept)))
 
 
 def last_statement(clause: str) -> str:
@@ -320,7 +322,7 @@ class RelationCues:
     rivals: Mapping[str, tuple[frozenset[str], ...]]
     # The words that lead to a relation's object as the subject's opponent (`OPPONENTS`), keyed as `cues` is.
     opponents: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # The relations of an event (`EVENTS`), keyed as `cues` is: the event's words, stemmed, and its side of a life span.
+    # The relations of an event (`EVENTS`), keyed as `cues` is: the event's words and its side of a life span.
     events: Mapping[str, tuple[frozenset[str], str | None]] = field(default_factory=dict)
 
     def _key(self, triple: Triple) -> str | None:
@@ -639,7 +641,7 @@ class RelationCues:
                             by_name(dict(predicates), {pid: rivals for pid, (_, rivals) in table.items()}),
                             by_name(dict(predicates), {pid: words for pid, words in OPPONENTS.items()
                                                        if pid in predicates}),
-                            by_name(dict(predicates), {pid: (frozenset(_STEMMER.stemWords(words)), side)
+                            by_name(dict(predicates), {pid: (frozenset(words), side)
                                                        for pid, (words, side) in EVENTS.items() if pid in predicates}))
 
     @staticmethod
