@@ -48,9 +48,6 @@ as many true triples as wrong ones or more.
    shipped misfits that are towns written with their region (built: `ValueKinds.misfits`); and a name that a known
    place heads, the rest capitalised, unknown to the gazetteer as a whole ("Minnesota Timberwolves", "Orenburg
    Governorate"), as a value of a relation that takes places (not built).
-15. Supported triples of a birth, a death, a burial or a founding place (`relation_cues.EVENTS`), over each run's
-   verdicts: whether any cited passage names the place in a sentence that speaks of the event
-   (`RelationCues.speaks_of`, built: such a passage alone now supports).
 
 python experiments/wrong_triple_signals.py N [ARGS]   (1: [centered] similarities, default 0.75 0.78 0.8 0.85 0.9,
 centered 0.3 0.4 0.5 0.6;
@@ -60,8 +57,7 @@ known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e; 9: the run, default known67e;
 10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a; 12: run:split pairs,
 default fb114:factbench_docs t114:test_long_tail t114:test_unseen dbpedia-116:iri; 13: the documents' run,
-default dbpedia-116; 15: run:split pairs, default fb131:factbench_docs t130:test_long_tail t130:test_unseen
-dbpedia-131:iri)
+default dbpedia-116)
 Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
@@ -738,6 +734,7 @@ def prior_model() -> None:
         print(f"graph + documents P(true) under {at}: {wrong} wrong of {sum(1 for v in together if v.gold is False)}, "
               f"{len(flagged) - wrong} true of {sum(1 for v in together if v.gold)}")
 
+
 def place_readings() -> None:
     """Towns written with their region as misfits, and names a known place heads, by label"""
     from agentkgv.data.places import gazetteer
@@ -759,30 +756,6 @@ def place_readings() -> None:
               f"relation that takes places {dict(taking)}", flush=True)
 
 
-def event_words() -> None:
-    """Supported places of events, by whether a cited passage speaks of the event where it names the place"""
-    import agentkgv.registry  # noqa: F401
-    from agentkgv.core.runner import load_run
-    from agentkgv.data.predicates import load_predicates
-    from agentkgv.paths import Workspace, data_dir
-    from agentkgv.reader_agent.claims import Claim
-    from agentkgv.reader_agent.reader import reader_view
-    from agentkgv.reader_agent.relation_cues import EVENTS, RelationCues, read_cue_table
-
-    cues, ws = RelationCues.of(load_predicates(data_dir(), shipped_if_missing=True), read_cue_table()), Workspace()
-    for pair in sys.argv[1:] or ["fb131:factbench_docs", "t130:test_long_tail", "t130:test_unseen", "dbpedia-131:iri"]:
-        run, split = pair.split(":")
-        counts: Counter = Counter()
-        for v in load_run(ws.runs / run / f"agentkgv.{split}.jsonl").values():
-            triple = Claim.of(v.triple).triple
-            if v.outcome != "supported" or not cues.is_event(triple):
-                continue
-            said = any(reader_view(triple, e.text or "").has_object
-                       and cues.speaks_of(triple, f"{e.title or ''}\n{e.text or ''}") for e in v.evidence)
-            counts["true" if v.gold else "wrong", "speaks of it" if said else "never"] += 1
-        print(f"{pair} ({', '.join(EVENTS)}): {dict(counts)}", flush=True)
-
-
 def _softmax(model, vectors: np.ndarray) -> np.ndarray:
     from agentkgv.reader_agent.value_kinds import relation_softmax
 
@@ -791,7 +764,7 @@ def _softmax(model, vectors: np.ndarray) -> np.ndarray:
 
 MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
                 value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds,
-                support_signals, prior_model, place_readings, event_words]
+                support_signals, prior_model, place_readings]
 
 
 def main() -> None:

@@ -451,26 +451,6 @@ def test_a_team_played_against_is_no_team_of_the_players():
                            "[S:Tomas Brenner] was born in Oslo and played a match against [O:Lund]")
 
 
-def test_an_events_place_is_stated_in_a_sentence_that_names_it_and_speaks_of_the_event():
-    cues = RelationFacts.load(Path("no-data-folder-here")).cues
-    died = Triple("Ada Vance", "place of death", "Lund")
-    assert not cues.speaks_of(died, "Ada Vance and her husband dine in Lund. She died in 1990, aged 79.")
-    assert cues.speaks_of(died, "Ada Vance was admitted to St. Olof's Hospital in Lund, and died there in 1990.")
-    assert cues.speaks_of(died, "Born:\n2 May 1911 in Oslo\nDied:\n5 April 1990 in Lund, Sweden")  # a card's key above
-    assert cues.speaks_of(died, "{{Infobox person | death_place = Lund }}")
-    assert cues.speaks_of(died, "Ada Vance (1911 Oslo – 1990 Lund) was a potter.")  # the death's side of a life span
-    assert not cues.speaks_of(Triple("Ada Vance", "place of birth", "Lund"), "Ada Vance (1911 Oslo – 1990 Lund).")
-    assert cues.speaks_of(died, "Ada Vance was a potter.")  # no sentence names the place: the reader's to weigh
-    # The event's own words, not every cue of its relation's: a life lived there is no death there.
-    assert not cues.speaks_of(died, "Ada Vance lived in Lund for her whole life.")
-    formed = Triple("Harrow Mills", "location of formation", "Lund")
-    assert cues.speaks_of(formed, "Harrow Mills was formed in Lund.") and cues.speaks_of(formed, "Year Founded: 1903\nLund")
-    # A word of the event inside a name says nothing of it, nor another word of its stem.
-    assert not cues.speaks_of(formed, "Harrow Mills joined the Lund House of Weaving Foundation in 2019.")
-    assert not cues.speaks_of(formed, "In Lund, Harrow Mills plans to form another team.")
-    assert cues.speaks_of(Triple("Ada Vance", "employer", "Lund University"), "Ada Vance dined in Lund University.")
-
-
 def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     cues = RelationFacts.load(Path("no-data-folder-here")).cues
     birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")

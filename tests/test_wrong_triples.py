@@ -323,38 +323,6 @@ def test_where_one_lives_or_works_is_no_birth_there(tmp_path):
             assert verify(agent, "Osric Fell", relation, town).outcome != Finding.SUPPORTED.value, (town, relation)
 
 
-def test_a_sentence_that_never_speaks_of_a_birth_or_a_death_states_neither_there(tmp_path):
-    # The reader supports a birth or a death from any page naming both ends; a sentence that names the place and never
-    # speaks of one states neither, whatever the page's other sentences say. A life span's side and a native's town say
-    # which end of a life a place is.
-    pages = [Passage("p0", "Wenna Pollard and her husband leave the Harbour Grill restaurant in Dunholt. August 2009.",
-                     "Wenna Pollard in Dunholt"),
-             Passage("p1", "In 2007 Osric Fell joined the Marrowick Gulls and scored in his first game for them.", ""),
-             Passage("p2", "Tamsin Rowe (1915 Lembrook – 1994 Varnholm) was a weaver of sailcloth.", ""),
-             Passage("p3", "Idris Tamblyn, a native of Kelvercombe, sailed for the Osterlund line.", ""),
-             Passage("p4", "Essa Thornbury, a name that recalls the golden era of Hollywood, was a weaver and a "
-                           "painter. She passed away in 1994, and her looms stand in the town museum.", "Essa Thornbury"),
-             Passage("p5", "Tobiah Venn was born in the village of Orrin, district Kelver, in Elderland. He farmed "
-                           "barley there.", ""),
-             Passage("p6", "Ines Carrow was born at St. Brannoc's Hospital in Dunholt. She taught music.", ""),
-             Passage("p7", "Harrow Mills was formed in Varrowby by three weavers. Its looms are sold in Dunholt.", "")]
-    agent = agent_over(pages, tmp_path)
-    for subject, relation, obj in (("Wenna Pollard", "place of death", "Dunholt"),
-                                   ("Wenna Pollard", "place of birth", "Dunholt"),
-                                   ("Osric Fell", "place of birth", "Marrowick Gulls"),
-                                   ("Essa Thornbury", "place of death", "Hollywood")):
-        assert verify(agent, subject, relation, obj).outcome != Finding.SUPPORTED.value, (subject, relation)
-    # Nor does such a sentence give another place of the event: Hollywood is no other place of her death.
-    assert verify(agent, "Essa Thornbury", "place of death", "Los Angeles").outcome != Finding.CONTRADICTED.value
-    for subject, relation, obj in (("Tamsin Rowe", "place of birth", "Lembrook"),
-                                   ("Idris Tamblyn", "place of birth", "Kelvercombe"),
-                                   # A village's name written as pages lead it: "the village of Orrin".
-                                   ("Tobiah Venn", "place of birth", "Orrin Village"),
-                                   ("Ines Carrow", "place of birth", "Dunholt"),  # "St." ends no sentence
-                                   ("Harrow Mills", "location of formation", "Varrowby")):
-        assert verify(agent, subject, relation, obj).outcome == Finding.SUPPORTED.value, (subject, relation)
-
-
 def test_what_a_sentence_tells_of_the_subjects_kin_is_not_the_subjects(tmp_path):
     # Kin share a surname; the reader took the brother's marriage and the father's birthplace for the subject's, and
     # the father's birthplace contradicted her own.

@@ -207,23 +207,6 @@ _LEGAL_FORM = re.compile(r"(?:\s*(?:&|and)\s+co(?:mpany)?\.?|[\s,]+(?:"
                          + "|".join(r"\.?".join(form) for form in LEGAL_FORMS) + r")\.?)+$", re.IGNORECASE)
 
 
-# The words that end a settlement's or a division's name and that a page may lead it with: "Bayara Village" is written
-# "the village of Bayara", "Basti District" "the district of Basti". Not "city", "town" or "county", which end the
-# names of clubs and of cities that are no such thing's ("Manchester City", "Derby County", "Kansas City", "Cape Town").
-_SETTLEMENT_WORDS = frozenset({"village", "district", "province", "municipality", "parish"})
-
-
-def settlement_forms(names: Sequence[str]) -> list[str]:
-    """The forms of `names` that lead with the word that ends them, where that word names a settlement or a division:
-    "village of Bayara" for Bayara Village."""
-    forms = []
-    for name in names:
-        words = without_disambiguation(name).split()
-        if len(words) > 1 and words[-1].lower() in _SETTLEMENT_WORDS and words[-2][:1].isupper():
-            forms.append(f"{words[-1].lower()} of {' '.join(words[:-1])}")
-    return list(dict.fromkeys(forms))
-
-
 def trade_names(names: Sequence[str]) -> list[str]:
     """Firms' names of `names` as pages write them, without their legal form ("Uprizer Labs LLC" is written "Uprizer
     Labs", Oracle Corporation "Oracle", Tiffany & Co. "Tiffany"), where a capitalised name of two letters or more is
@@ -278,7 +261,6 @@ def _spans_of(text: str, tokens: _Tokens, names: Sequence[str], middle_names: bo
     spans |= {span for name in plain for span in mention_spans(tokens, name, capitalised=True)}
     spans |= set(_standing_alone(text, tokens, [span for name in trade
                                                 for span in mention_spans(tokens, name, capitalised=True)]))
-    spans |= {span for name in settlement_forms(names) for span in mention_spans(tokens, name)}
     names = [*names, *plain]
     if middle_names:
         spans |= {span for name in names for span in middle_name_spans(tokens, name)}

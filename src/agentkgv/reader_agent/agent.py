@@ -109,11 +109,6 @@ class Reading(Tally):
         return sorted(self.read.values(), key=lambda pair: (distrusted(pair[0].passage.source), -pair[1]))[:count]
 
 
-def _titled(passage: Passage) -> str:
-    """A passage's text under its title, a line of its own: a title may state what its text does not."""
-    return f"{passage.title}\n{passage.text}" if passage.title else passage.text
-
-
 class ReadingAgent:
     name = "agentkgv"
 
@@ -242,12 +237,11 @@ class ReadingAgent:
             view = reader_view(triple, hit.passage.text)
             if k in withdrawn or self.relations.cues.denies(triple, view.text) and not self._lined_as_own(
                     reading.claim, hit.passage) or self._lined_elsewhere(reading.claim, triple, hit.passage) or (
-                    view.has_object and not reader_view(triple, kin_blanked(triple, hit.passage.text)).has_object) or (
-                    view.has_object and not self.relations.cues.speaks_of(triple, _titled(hit.passage))):
+                    view.has_object and not reader_view(triple, kin_blanked(triple, hit.passage.text)).has_object):
                 # It gives another value, or its words between the names state a rival relation and not this one (but
                 # for its key-value line of the relation that gives the object), or it names the object only as another
                 # relation's value or another subject's, or in what a sentence tells of one of the subject's kin ("His
-                # brother Tam Fell married Wenna Pollard"), or it never speaks of the event the relation is of.
+                # brother Tam Fell married Wenna Pollard").
                 score = NO_SUPPORT
             reading.read[hit.passage.id] = (hit, float(score))
             named = view.has_subject and view.has_object
@@ -624,8 +618,6 @@ class ReadingAgent:
                 takes_several(reading.claim, self.relations)):
             return
         claim = turned or reading.claim
-        if not self.relations.cues.speaks_of(claim.with_object(value), _titled(hit.passage)):
-            return  # "the golden era of Hollywood" gives no place of his death, though the page says he passed away
         worded = (any(value in line for line in self._line_values(claim, hit.passage))
                   or self._states_as_own(claim, value, hit.passage.text))
         if best is None or (turned is not None, worded, p_other) > (best.of_object, best.worded, best.p_other):

@@ -26,12 +26,10 @@ from pathlib import Path
 
 import Stemmer
 
-from agentkgv.core.evidence_view import view_passage
 from agentkgv.data.errors import DataError
 from agentkgv.data.predicates import PredicateInfo, by_name, predicate_key, template_phrase
 from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold_word, folded_words, without_disambiguation
-from agentkgv.data.trex_json import sentence_spans
 from agentkgv.reader_agent.values import MONTHS
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -68,23 +66,6 @@ UNHELD_RIVALS = {"P19": ("P551", "P937", "P119"), "P20": ("P551", "P937", "P119"
                  # A work's credits name each person's part: "directed by Wenna Pollard and produced by Idris Tamblyn".
                  "P57": ("P162", "P161", "P58", "P86"), "P162": ("P57", "P161"), "P161": ("P57", "P162", "P58", "P86"),
                  "P86": ("P57", "P161"), "P175": ("P86", "P50"), "P264": ("P750",), "P112": ("P488", "P169")}
-# The relations of an event, a person's birth, death or burial, a firm's founding: a passage states one only in a
-# sentence that names the place and speaks of the event, in the event's words ("a native of", "passed away",
-# `birth_place =`, "formed in") or with the place on the event's side of a life span. The reader scores a passage that
-# names both ends as support whatever it says ("he became a member of the Minnesota Timberwolves" for Gerald Green's
-# birth there, "leave Spago restaurant in Beverly Hills" for Woody Allen's death there), and the value reader gives a
-# place as another value of the event from a sentence that never speaks of it ("Lancaster classics such as Judgment
-# at Nuremberg"). The words are the event's own, as written, not the relation's stemmed cues, some of which say
-# nothing of it ("life", "lost" for a death; "form" for a founding: "plan to form another team"): by relation id,
-# the event's words and the side of a life span its place stands on.
-# The most words of a line that may be a card's key for the value on the line after it ("Place of death").
-MAX_KEY_WORDS = 4
-EVENTS: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "P19": (("born", "birth", "births", "birthplace", "native", "nee"), "born"),
-    "P20": (("died", "dies", "death", "deathplace", "killed", "passed", "murdered", "executed"), "died"),
-    "P119": (("buried", "burial", "interred", "entombed", "grave", "cemetery"), None),
-    "P740": (("founded", "founding", "foundation", "formed", "formation", "established", "incorporated", "started",
-              "origin"), None)}
 # Words of the named rivals' names that any part in a work may stand beside ("a music documentary featuring",
 # "a member of the cast", "recorded for"): no named rival's cue.
 _OF_ANY_WORK = frozenset(_STEMMER.stemWords(["film", "movie", "music", "record", "member", "song"]))
@@ -238,25 +219,6 @@ _STATEMENT_END = re.compile(r"[.!?]\s|\n|;")
 _SECOND_STATEMENT = re.compile(r"\b(?:and|but|before|later)\b|;")
 
 
-_WORD_RUN = re.compile(r"[^\W\d_][\w'’-]*")
-
-
-def _words_outside_names(text: str) -> set[str]:
-    """The folded words of `text` but those inside a capitalised name, after a capitalised word other than a function
-    word on their line: the "Foundation" of the "Luxembourg House of Financial Technology Foundation" speaks of no
-    founding, while "Born:" opens its line, "Place Of Birth" follows a function word, and "Year Founded:" is a key."""
-    kept = []
-    for line in text.split("\n"):
-        before = ""
-        for match in _WORD_RUN.finditer(line):
-            word, rest = match.group(), line[match.end():].lstrip()
-            if not (word[:1].isupper() and before[:1].isupper() and before.lower() not in FUNCTION_WORDS) or (
-                    not rest or rest.startswith(":")):
-                kept.append(word)
-            before = word
-    return set(folded_words(" ".join(kept)))
-
-
 def last_statement(clause: str) -> str:
     """Of a clause that joins two statements, each with a value of its own, the last: "was born in Harrowmere and died
     in" gives "died in" (the object's statement); "was born and died in" is one statement of both."""
@@ -322,8 +284,6 @@ class RelationCues:
     rivals: Mapping[str, tuple[frozenset[str], ...]]
     # The words that lead to a relation's object as the subject's opponent (`OPPONENTS`), keyed as `cues` is.
     opponents: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # The relations of an event (`EVENTS`), keyed as `cues` is: the event's words and its side of a life span.
-    events: Mapping[str, tuple[frozenset[str], str | None]] = field(default_factory=dict)
 
     def _key(self, triple: Triple) -> str | None:
         return predicate_key(self.cues, triple)
@@ -349,38 +309,6 @@ class RelationCues:
             words = _SENTENCE_END.split(view[marks[0][2]:marks[1][1]])[-1]
         return (bool(set(_STEMMER.stemWords(folded_words(words))) & self.own(triple))
                 or self.follows_as_own(triple, after_object(view)))
-
-    def is_event(self, triple: Triple) -> bool:
-        key = self._key(triple)
-        return key is not None and key in self.events
-
-    def speaks_of(self, triple: Triple, text: str) -> bool:
-        """Whether a passage (`text`, its title line with it) could state the triple's relation: any passage where the
-        relation is no event's (`EVENTS`), and one that names no object, for the reader to weigh; else one with a
-        sentence or a line that names the object and holds the event's words, or that writes it on the event's side
-        of a life span. Read on the whole text, sentence by sentence: the reader's view is a window that may cut the
-        words of the object's sentence ("… was discharged three days prior to his death")."""
-        key = self._key(triple)
-        if key is None or key not in self.events:
-            return True
-        words, side = self.events[key]
-        named, key_line = False, ""
-        for line in text.split("\n"):
-            for k, (start, end) in enumerate(sentence_spans(line)):
-                sentence = line[start:end]
-                view = view_passage(sentence, triple.subject, triple.object, len(sentence), triple.subject_aliases,
-                                    triple.object_aliases)
-                if not view.has_object:
-                    continue
-                named = True
-                # A card's key may stand on the line before its value ("Died:" above "15 June 1996 in Beverly Hills"),
-                # and a wiki's infobox keys join their words with underscores (`birth_place = Wilmette`).
-                said = f"{key_line if k == 0 else ''}\n{sentence}".replace("_", " ")
-                if _words_outside_names(said) & words or (
-                        side is not None and life_span_side(view.text) == side):
-                    return True
-            key_line = line if len(line.split()) <= MAX_KEY_WORDS else ""
-        return not named
 
     def denies(self, triple: Triple, view: str) -> bool:
         """Whether the passage view states a rival relation between the marked names and not this one: in the
@@ -639,10 +567,7 @@ class RelationCues:
         """The cues of `table`, keyed as `by_name` keys them by the names `predicates` give each relation."""
         return RelationCues(by_name(dict(predicates), {pid: own for pid, (own, _) in table.items()}),
                             by_name(dict(predicates), {pid: rivals for pid, (_, rivals) in table.items()}),
-                            by_name(dict(predicates), {pid: words for pid, words in OPPONENTS.items()
-                                                       if pid in predicates}),
-                            by_name(dict(predicates), {pid: (frozenset(words), side)
-                                                       for pid, (words, side) in EVENTS.items() if pid in predicates}))
+                            by_name(dict(predicates), {pid: words for pid, words in OPPONENTS.items() if pid in predicates}))
 
     @staticmethod
     def build(predicates: Mapping[str, PredicateInfo], objects: Mapping[str, set[str]],
