@@ -48,6 +48,11 @@ as many true triples as wrong ones or more.
    shipped misfits that are towns written with their region (built: `ValueKinds.misfits`); and a name that a known
    place heads, the rest capitalised, unknown to the gazetteer as a whole ("Minnesota Timberwolves", "Orenburg
    Governorate"), as a value of a relation that takes places (not built).
+15. What the documents could reach on the DBpedia set's 400 with pages: each triple put in a class by what its
+   object is (a link, a photo collection or a node made for the subject; the subject's name or a title; a category;
+   a literal under a raw infobox key that the predicates table does not name; a number or a date; a name under a
+   relation), beside what a run called false of each, by label. Not a signal: what a verifier that reads documents
+   only could hope to show false there.
 
 python experiments/wrong_triple_signals.py N [ARGS]   (1: [centered] similarities, default 0.75 0.78 0.8 0.85 0.9,
 centered 0.3 0.4 0.5 0.6;
@@ -57,7 +62,7 @@ known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e; 9: the run, default known67e;
 10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a; 12: run:split pairs,
 default fb114:factbench_docs t114:test_long_tail t114:test_unseen dbpedia-116:iri; 13: the documents' run,
-default dbpedia-116)
+default dbpedia-116; 15: the documents' run, default dbpedia-131)
 Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
@@ -756,6 +761,47 @@ def place_readings() -> None:
               f"relation that takes places {dict(taking)}", flush=True)
 
 
+def dbpedia_reach() -> None:
+    """What the documents could reach on the DBpedia set's 400 with pages: its triples by what their object is, and
+    what a run called false of each, by label"""
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.data.predicates import by_name, predicate_key, shipped_predicates
+    from agentkgv.paths import Workspace
+
+    run = sys.argv[1] if len(sys.argv) > 1 else "dbpedia-131"
+    ws = Workspace()
+    predicates = shipped_predicates()
+    named = by_name(predicates, {pid: pid for pid in predicates})
+    called = {}
+    for line in (ws.runs / run / "agentkgv.iri.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        called[record["id"]] = record["outcome"] in ("contradicted", "wrong kind of value")
+    number = re.compile(r"-?[\d.,]+|--\d.*|\d{4}-\d\d-\d\d")
+    counts: Counter = Counter()
+    for item in iter_dbpedia(ws.data, with_docs=True):
+        t, iri = item.triple, str(item.triple.rdf and item.triple.rdf.object or "")
+        local = (t.predicate_id or "").rsplit("/", 1)[-1]
+        if iri.startswith("<http") and ("dbpedia.org/resource/" not in iri or re.search(r"__\d+>$", iri)):
+            kind = "1 a link, a photo collection or a node made for the subject"
+        elif local in ("name", "label", "title"):
+            kind = "2 the subject's name or a title"
+        elif local == "subject":
+            kind = "3 a category"
+        elif number.fullmatch(t.object.strip()):
+            kind = "5 a number or a date"
+        elif predicate_key(named, t) is None and not iri.startswith("<http"):
+            kind = "4 a literal under a raw key no relation names"
+        else:
+            kind = "6 a name under a relation"
+        counts[(kind, bool(item.label), called.get(item.id, False))] += 1
+    print(f"The DBpedia set's triples with pages, by what their object is (called false by {run}):")
+    for kind in sorted({k[0] for k in counts}):
+        row = {label: (sum(v for k, v in counts.items() if k[:2] == (kind, label)),
+                       sum(v for k, v in counts.items() if k == (kind, label, True))) for label in (False, True)}
+        print(f"  {kind}: wrong {row[False][0]} (called false {row[False][1]}), true {row[True][0]} "
+              f"(called false {row[True][1]})")
+
+
 def _softmax(model, vectors: np.ndarray) -> np.ndarray:
     from agentkgv.reader_agent.value_kinds import relation_softmax
 
@@ -764,7 +810,7 @@ def _softmax(model, vectors: np.ndarray) -> np.ndarray:
 
 MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
                 value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds,
-                support_signals, prior_model, place_readings]
+                support_signals, prior_model, place_readings, dbpedia_reach]
 
 
 def main() -> None:

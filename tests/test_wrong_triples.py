@@ -440,6 +440,17 @@ def test_another_value_of_a_relation_with_several_speaks_against_an_object_nothi
     assert verify(card, "Osric Fell", "background", "sculptor").outcome == Finding.NOT_ENOUGH_EVIDENCE.value
 
 
+def test_another_value_is_read_as_the_whole_name_the_passage_writes(tmp_path):
+    # The value reader gives "Nobel" of "won the Nobel Prize in Physics": a cut name, which shares its words with the
+    # Nobel Prize in Literature and so was no other value. Grown to the whole name, it is another award.
+    pages = [Passage("p0", "Osric Fell (born 1931) is a physicist. Osric Fell won the Nobel Prize in Physics in 1976 "
+                           "for his work on ice.", "Osric Fell")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "Osric Fell", "award received", "Nobel Prize in Literature")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Nobel Prize in Physics"), wrong
+    assert verify(agent, "Osric Fell", "award received", "Nobel Prize in Physics").outcome == Finding.SUPPORTED.value
+
+
 def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_lowers_its_p_true(tmp_path):
     # A film's card lists its cast in full: an actor it leaves out likely did not star, weaker evidence than another
     # value of a relation with one value, since a card may list the leads only: not enough evidence, at a lower

@@ -290,8 +290,10 @@ class ValueKinds:
 
     def _written_as_place(self, relation: str, value: str) -> str:
         """The region a place is written with where the relation takes no places (`PLACE_SHARE`), else ""."""
-        if (relation in TITLED or self.place_shares.get(relation, 1.0) >= PLACE_SHARE
-                or not value[:1].isupper()):
+        # A value with no comma is no town with its region: the shares (a gazetteer look-up of every known value)
+        # are counted only where one is asked.
+        if (relation in TITLED or "," not in value or not value[:1].isupper()
+                or self.place_shares.get(relation, 1.0) >= PLACE_SHARE):
             return ""
         return gazetteer().region(value) or ""
 
