@@ -36,3 +36,13 @@ def test_a_region_narrows_a_place_only_where_it_is_a_country_or_a_us_state_and_a
     assert places.holds("Puerto Rico", "New York City")
     assert places.lie_in("NYC") is None  # an abbreviation is no name the gazetteer keeps
     assert places.holds("Switzerland", "Genève") and places.holds("Germany", "München")  # names with accents
+
+
+def test_towns_within_a_metropolitan_areas_reach_are_near_and_others_not():
+    places = gazetteer()
+    # A borough and its city, a suburb and its metropolis, one city under two names.
+    assert places.near("Manhattan", "New York City") and places.near("Beverly Hills, California", "Los Angeles")
+    assert places.near("Vladimir", "Volodymyr-Volynskyi")
+    assert not places.near("Boston", "Hodgenville, Kentucky") and not places.near("Cambridge", "London")
+    # A name the gazetteer knows as no city is near nothing.
+    assert not places.near("Lembrook", "Dunholt") and not places.near("Manhattan", "Lembrook")

@@ -154,6 +154,17 @@ def test_a_passage_naming_the_object_beside_another_birth_place_does_not_support
     assert population.outcome == Finding.CONTRADICTED.value and population.stated_instead == "19,450"
 
 
+def test_a_town_near_the_object_is_the_same_place_as_pages_write_it(tmp_path):
+    # A page writes a death in New York City as one in Manhattan, its borough: no other place of death. A town far
+    # from it still is.
+    pages = [Passage("p0", "Orla Penhallow (1921 - 2015) was a historian of ships. She died in Manhattan in 2015.",
+                     "Orla Penhallow")]
+    agent = agent_over(pages, tmp_path)
+    assert verify(agent, "Orla Penhallow", "place of death", "New York City").outcome != Finding.CONTRADICTED.value
+    far = verify(agent, "Orla Penhallow", "place of death", "Chicago")
+    assert (far.outcome, far.stated_instead) == (Finding.CONTRADICTED.value, "Manhattan"), far
+
+
 def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(tmp_path):
     # LAMA types the place of foundation N-1; the data folder's X-FACTR list lacks it (`LAMA_ONE_VALUED`).
     pages = [Passage("p0", "Brightwater Looms is a textile firm. It was founded in Lembrook in 1921 and has made linen "

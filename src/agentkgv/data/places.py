@@ -13,6 +13,7 @@ city.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,6 +40,13 @@ _HOLDS: dict[str, frozenset[str]] = {state: frozenset(t for t, by in _HELD_BY.it
                                      for state in set(_HELD_BY.values())}
 
 
+# The distance within which two towns are one place as pages write it: a borough and its city ("died in Manhattan" of
+# a death in New York City), a suburb and its metropolis, one city under two names ("Vladimir", "Volodymyr"). A
+# large city's metropolitan area reaches about this far from its centre.
+NEAR_KM = 30.0
+_EARTH_KM = 6371.0
+
+
 def _latin(name: str) -> bool:
     """Whether a name is written in Latin letters, accents aside ("Genève", not "Женева")."""
     return fold_word(name).isascii()
@@ -50,6 +58,8 @@ class Gazetteer:
     neighbours: dict[str, frozenset[str]]  # ISO code -> the codes of the countries on its borders
     places: dict[str, frozenset[str]]  # a city's or US state's name (`_key`) -> the codes of the countries it lies in
     states: frozenset[str]  # the US states' names (`_key`)
+    # a city's name (`_key`) -> where each city so named lies (latitude, longitude in degrees)
+    sites: dict[str, tuple[tuple[float, float], ...]]
 
     def country(self, name: str) -> str | None:
         """The ISO code of the country `name` names; None where it names none, or a US state too ("Georgia")."""
@@ -75,6 +85,13 @@ class Gazetteer:
             return None
         return region.strip() if _key(region) in self.states or self.country(region) is not None else None
 
+    def near(self, name: str, other: str, km: float = NEAR_KM) -> bool:
+        """Whether some city named `name` lies within `km` of some city named `other` (each read without the region
+        written after it): then a page may write either for the other. False where the gazetteer knows either name
+        as no city."""
+        here, there = self.sites.get(_key(name.partition(",")[0])), self.sites.get(_key(other.partition(",")[0]))
+        return bool(here and there) and min(_distance(a, b) for a in here for b in there) <= km
+
     def _of(self, name: str) -> frozenset[str] | None:
         key = _key(name)
         if key in self.countries:
@@ -91,6 +108,13 @@ class Gazetteer:
         return bool(lying & near)
 
 
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The great-circle distance in km between two (latitude, longitude) points, in degrees."""
+    (lat1, lon1), (lat2, lon2) = (tuple(map(math.radians, point)) for point in (a, b))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * _EARTH_KM * math.asin(math.sqrt(h))
+
+
 @lru_cache(maxsize=1)
 def gazetteer() -> Gazetteer:
     """The gazetteer, built once a process (about 4 s): only where a country is held against a place."""
@@ -104,6 +128,7 @@ def gazetteer() -> Gazetteer:
     neighbours = {c["iso"]: frozenset(code for code in c["neighbours"].split(",") if code)
                   for c in cache.get_countries().values()}
     places: dict[str, set[str]] = defaultdict(set)
+    sites: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for city in cache.get_cities().values():
         # Its names in Latin letters ("Genf", "Genève" for Geneva), less those in lower case, words more than names,
         # and abbreviations ("NYC"), which other places share.
@@ -111,8 +136,11 @@ def gazetteer() -> Gazetteer:
                                  if name[:1].isupper() and not name.isupper() and _latin(name))}
         for name in names:
             places[_key(name)].add(city["countrycode"])
+            sites[_key(name)].append((float(city["latitude"]), float(city["longitude"])))
     states = frozenset(_key(state["name"]) for state in cache.get_us_states().values())
     for state in states:
         places[state].add("US")
     places.pop("", None)
-    return Gazetteer(countries, neighbours, {key: frozenset(codes) for key, codes in places.items()}, states)
+    sites.pop("", None)
+    return Gazetteer(countries, neighbours, {key: frozenset(codes) for key, codes in places.items()}, states,
+                     {key: tuple(points) for key, points in sites.items()})
