@@ -533,6 +533,16 @@ def test_a_place_written_with_its_region_otherwise_is_the_same_place():
     assert stated_other(claim, "Santa Monica, CA") == "Santa Monica, CA"
 
 
+def test_an_object_that_lists_values_is_each_of_them():
+    claim = Claim.of(Triple("Harrow Mills", "operating system", "Linux, Mac OS and Microsoft Windows"))
+    assert stated_other(claim, "Linux Installation") is None and stated_other(claim, "Mac OS") is None
+    assert stated_other(claim, "FreeBSD") == "FreeBSD"
+    # One name with "and" in it, and a place with its region, list nothing.
+    assert stated_other(Claim.of(Triple("Harrow Mills", "owned by", "Procter and Gamble")), "Gamble Hall") == "Gamble Hall"
+    assert stated_other(Claim.of(Triple("Tamsin Rowe", "place of birth", "Alexandra, Victoria")),
+                        "Victoria Park") == "Victoria Park"
+
+
 def test_a_country_may_hold_a_town_and_so_states_no_other_value():
     facts = RelationFacts(frozenset({"place of birth"}), {"P27": ObjectNames([("", "Australia"), ("", "Scotland")])})
     assert facts.may_hold("Australia", Triple("Tamsin Rowe", "place of birth", "Adelaide"))

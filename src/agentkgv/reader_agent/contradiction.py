@@ -106,7 +106,7 @@ def stated_other(claim: Claim, value: str) -> str | None:
     `Alexandra, Victoria`), nor is one of them in another number (`symphonies` for `symphony`, `singular`), nor names
     the same place with its region written otherwise (`Santa Barbara, CA` for `Santa Barbara, California`), nor is one
     of them as a possessive (`Bethany Joy Lenz's` for Bethany Joy Lenz-Galeotti) or by its initials (`EA` for
-    Electronic Arts)."""
+    Electronic Arts). An object that lists values ("Linux, Mac OS and Microsoft Windows") is each of them as well."""
     if claim.date is not None:
         return next((s for s, d in dates_in(value) if claim.date.agrees(d) is False), None)
     if claim.number is not None:
@@ -116,7 +116,7 @@ def stated_other(claim: Claim, value: str) -> str | None:
     if not words:
         return None
     head, one = folded_words(read.split(",")[0]), singular(read)
-    for name in (*claim.triple.object_names, *claim.triple.subject_names):
+    for name in (*claim.triple.object_names, *listed_in(claim.triple.object), *claim.triple.subject_names):
         theirs = set(folded_words(name))
         if same_name(read, name) or (theirs and (theirs <= words or words <= theirs)) or one == singular(name) or (
                 initials_of(read, name)):
@@ -124,6 +124,14 @@ def stated_other(claim: Claim, value: str) -> str | None:
         if "," in read and head == folded_words(name.split(",")[0]):
             return None
     return value
+
+
+def listed_in(name: str) -> list[str]:
+    """The values a name lists, written "A, B and C" (a comma and an "and" both: "Trinidad and Tobago" is one name,
+    "Alexandra, Victoria" a place and its region); none where it lists none."""
+    if "," not in name or not re.search(r"\s(?:and|&)\s", name):
+        return []
+    return [item for item in re.split(r"\s*,\s*|\s+(?:and|&)\s+", name) if item]
 
 
 _POSSESSIVE = re.compile(r"\s*['\u2019]s?$")
