@@ -538,7 +538,8 @@ def test_an_object_that_lists_values_is_each_of_them():
     assert stated_other(claim, "Linux Installation") is None and stated_other(claim, "Mac OS") is None
     assert stated_other(claim, "FreeBSD") == "FreeBSD"
     # One name with "and" in it, and a place with its region, list nothing.
-    assert stated_other(Claim.of(Triple("Harrow Mills", "owned by", "Procter and Gamble")), "Gamble Hall") == "Gamble Hall"
+    owned = Claim.of(Triple("Harrow Mills", "owned by", "Procter and Gamble"))
+    assert stated_other(owned, "Gamble Hall") == "Gamble Hall"
     assert stated_other(Claim.of(Triple("Tamsin Rowe", "place of birth", "Alexandra, Victoria")),
                         "Victoria Park") == "Victoria Park"
 
