@@ -540,6 +540,9 @@ def test_an_object_that_lists_values_is_each_of_them():
     # One name with "and" in it, and a place with its region, list nothing.
     owned = Claim.of(Triple("Harrow Mills", "owned by", "Procter and Gamble"))
     assert stated_other(owned, "Gamble Hall") == "Gamble Hall"
+    # A firm's legal form is no value it lists.
+    published = Claim.of(Triple("Salt Road", "publisher", "Harcourt, Brace and Company"))
+    assert stated_other(published, "Houghton Mifflin Company") == "Houghton Mifflin Company"
     assert stated_other(Claim.of(Triple("Tamsin Rowe", "place of birth", "Alexandra, Victoria")),
                         "Victoria Park") == "Victoria Park"
 
@@ -609,6 +612,18 @@ def test_a_value_written_after_the_object_with_a_comma_is_its_region():
     ("the song “Lembrook Issue.” Marrowick is where", "Marrowick", "Marrowick"),  # a closing quote ends one
     ("Corin Halloway\u2019s Husband Tobiah", "Corin Halloway\u2019s", "Corin Halloway\u2019s"),  # a span's possessive
     ("the St Mary's Hospital in Lembrook", "Hospital", "St Mary's Hospital"),  # a possessive inside a name
+    # The words that join a name's words, each once: the value reader gives "Nobel", which would pass for the Nobel
+    # Prize in Literature.
+    ("Thomson won the Nobel Prize in Physics in 1906.", "Nobel", "Nobel Prize in Physics"),
+    ("an Officer of the Order of the British Empire.", "Order", "Order of the British Empire"),
+    ("won the Academy Award for Best Actor for Gandhi", "Academy", "Academy Award for Best Actor"),
+    # No acronym after a join, no "in" but after an honour's noun or before a place, nothing after a place.
+    ("traded to the Cleveland Cavaliers of the NBA", "Cleveland", "Cleveland Cavaliers"),
+    ("He studied at Harvard University in Cambridge.", "Harvard", "Harvard University"),
+    ("He received the Nobel Prize in Stockholm in 1922.", "Nobel", "Nobel Prize"),
+    ("born in London of Irish parents", "London", "London"),
+    ("won the Nobel Prize in Physics", "Physics", "Physics"),  # no join is crossed before the span
+    ("He lives in Lembrook. Dunholt Mills", "Dunholt", "Dunholt Mills"),  # nor a sentence's end
 ])
 def test_a_value_span_inside_a_longer_name_is_read_as_that_name(text, span, name):
     from agentkgv.reader_agent.contradiction import whole_name

@@ -44,5 +44,9 @@ def test_towns_within_a_metropolitan_areas_reach_are_near_and_others_not():
     assert places.near("Manhattan", "New York City") and places.near("Beverly Hills, California", "Los Angeles")
     assert places.near("Vladimir", "Volodymyr-Volynskyi")
     assert not places.near("Boston", "Hodgenville, Kentucky") and not places.near("Cambridge", "London")
+    # A region written after a name narrows its cities to those in it: there is a Columbia near Baltimore, but not in
+    # South Carolina.
+    assert places.near("Cambridge, Massachusetts", "Boston") and not places.near("Cambridge, England", "Boston")
+    assert places.near("Columbia", "Baltimore") and not places.near("Columbia, South Carolina", "Baltimore")
     # A name the gazetteer knows as no city is near nothing.
     assert not places.near("Lembrook", "Dunholt") and not places.near("Manhattan", "Lembrook")

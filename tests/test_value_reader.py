@@ -8,7 +8,7 @@ import numpy as np
 from agentkgv.data.records import Triple
 from agentkgv.reader_agent.claims import Claim
 from agentkgv.reader_agent.contradiction import stated_other
-from agentkgv.reader_agent.value_reader import base_value_model, best_spans, encode, ranked_spans, whole_name
+from agentkgv.reader_agent.value_reader import base_value_model, best_spans, encode, ranked_spans
 from agentkgv.train.reader_data import ReaderPair
 from agentkgv.train.value_reader import _targets, value_examples
 
@@ -113,39 +113,3 @@ def test_a_span_never_runs_across_a_sentences_end():
     start[0, pieces("St.")[0]], end[0, pieces("Ives")[1]] = 0.5, 0.5  # an abbreviation's point ends no sentence
     ranked = ranked_spans(start, end, ids, offsets, contexts, margin=0.0, count=3)[0]
     assert [span.text for span in ranked] == ["Lembrook", "Dunholt", "St. Ives"]
-
-
-def test_a_span_that_cuts_a_name_is_grown_to_the_whole_name():
-    def grown(text: str, part: str) -> str:
-        begin = text.index(part)
-        start, end = whole_name(text, begin, begin + len(part))
-        return text[start:end]
-
-    # The model cuts names where its training spans did; a cut name is another value than the whole ("Nobel" is no
-    # other prize than the Nobel Prize in Literature).
-    assert grown("Thomson won the Nobel Prize in Physics in 1906.", "Nobel") == "Nobel Prize in Physics"
-    assert grown("She died in Beverly Hills, Los Angeles, California.", "Angeles") == "Los Angeles"
-    assert grown("He was made an Officer of the Order of the British Empire.", "Order") == "Order of the British Empire"
-    # A join word once: the award, then the film it was won for; "in" only after an honour's noun; no acronym after
-    # a join, nor a function word.
-    assert grown("won the Academy Award for Best Actor for Gandhi", "Academy") == "Academy Award for Best Actor"
-    assert grown("He studied at Harvard University in Cambridge.", "Harvard") == "Harvard University"
-    assert grown("traded to the Cleveland Cavaliers of the NBA", "Cleveland") == "Cleveland Cavaliers"
-    assert grown("Joseph John Thomson The Nobel Prize", "Nobel") == "Nobel Prize"
-    # A comma, a date or a word in lower case ends a name; a value in lower case is never grown.
-    assert grown("born in Alexandra, Victoria", "Alexandra") == "Alexandra"
-    assert grown("born 3 May 1901 in Lembrook", "May") == "May"
-    assert grown("a jazz drummer", "jazz") == "jazz"
-
-
-def test_a_part_of_a_name_given_whole_already_is_no_second_span():
-    contexts = ["Thomson won the Nobel Prize in Physics in 1906 at Cambridge"]
-    ids, offsets, tokens, pieces = _one_context("Joseph John Thomson | award received", contexts[0])
-    start, end = np.zeros((1, tokens)), np.zeros((1, tokens))
-    (n1, n2), (p1, p2), (c1, c2) = pieces("Nobel"), pieces("Physics"), pieces("Cambridge")
-    start[0, n1], end[0, n2] = 4.0, 4.0
-    start[0, p1], end[0, p2] = 3.0, 3.0  # within the name the best span grows to
-    start[0, c1], end[0, c2] = 2.0, 2.0
-    ranked = ranked_spans(start, end, ids, offsets, contexts, margin=0.0, count=2)[0]
-    assert [span.text for span in ranked] == ["Nobel Prize in Physics", "Cambridge"]
-    assert contexts[0][ranked[0].start:].startswith("Nobel Prize in Physics")

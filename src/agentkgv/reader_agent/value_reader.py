@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 
 from agentkgv.data.errors import DataError
-from agentkgv.data.text import FUNCTION_WORDS
 from agentkgv.data.trex_json import sentence_spans
 from agentkgv.encoders import MINILM_BASE, base_model_path, transformers_quiet
 from agentkgv.reader_agent.reader import frozen
@@ -36,13 +35,6 @@ MAX_TOKENS = 192
 MAX_SPAN_TOKENS = 12
 # What a span's ends lose: punctuation and quotes around the value.
 _EDGES = " ,.;:()[]\"'"
-# The lower-case words that join the words of one name ("University of Cambridge", "Academy Award for Best Actor",
-# "Order of the British Empire", "Leonardo da Vinci"), and the nouns of honours whose names go on with "in" ("Nobel
-# Prize in Physics"): elsewhere "in" leads to another name ("Harvard University in Cambridge").
-_NAME_JOINS = frozenset({"of", "for", "the", "de", "del", "della", "di", "da", "du", "des", "von", "van", "der", "den",
-                         "la", "le", "y"})
-_HONOURS = frozenset({"prize", "award", "medal", "trophy"})
-_CAPITALISED = re.compile(r"[^\W\d_][\w'’.&-]*")
 
 
 def question(subject: str, relation: str) -> str:
@@ -92,7 +84,6 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
             band &= sentence[:, None] == sentence[None, :]
             scores = np.where(band, scores, -np.inf)
             no_answer = start[row, 0] + end[row, 0]
-            kept: list[tuple[int, int]] = []
             while len(spans) < count:
                 i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
                 margin_over = float(scores[i, j] - no_answer)
@@ -106,47 +97,9 @@ def ranked_spans(start: np.ndarray, end: np.ndarray, sequence_ids: list[list[int
                 value = raw.strip(_EDGES)
                 if not value:
                     break  # the best left is punctuation: no value here, as the best span alone would say
-                begin = first + len(raw) - len(raw.lstrip(_EDGES))
-                begin, stop = whole_name(text, begin, begin + len(value))
-                if any(begin < b_end and b_begin < stop for b_begin, b_end in kept):
-                    continue  # a part of a name given whole already
-                kept.append((begin, stop))
-                spans.append(Span(text[begin:stop], margin_over, begin))
+                spans.append(Span(value, margin_over, first + len(raw) - len(raw.lstrip(_EDGES))))
         found.append(spans)
     return found
-
-
-def whole_name(text: str, begin: int, end: int) -> tuple[int, int]:
-    """The span `text[begin:end]` grown to the whole name it is part of, where it is a name (its first word written
-    with a capital): the capitalised words right before it ("Angeles" in "Los Angeles"), and after it those and the
-    words that join a name's words, each once (`_NAME_JOINS`: "Nobel" in "Nobel Prize in Physics"). The model cuts
-    names where its training spans did, and a cut name passes for an object it shares its words with ("Nobel" is no
-    other prize than the Nobel Prize in Literature; "Nobel Prize in Physics" is). Words run on over single spaces only: a comma, a
-    point or a line's end ends a name ("Alexandra, Victoria" stays two)."""
-    if not text[begin:begin + 1].isupper():
-        return begin, end
-    while (match := re.search(r"(?:^|(?<= ))(\S+) $", text[:begin])) and _capitalised(match.group(1)) and (
-            match.group(1).lower() not in FUNCTION_WORDS):
-        begin = match.start(1)
-    used: set[str] = set()
-    while True:
-        joined = re.match(r" ((?:[a-z]+ ){0,2})(\S+)", text[end:])
-        word = joined.group(2).rstrip(_EDGES + "’") if joined else ""
-        if joined is None or not _capitalised(word) or word.lower() in FUNCTION_WORDS or (
-                joined.group(1) and word.isupper()):
-            return begin, end  # nor an acronym after a join: "the Cleveland Cavaliers of the NBA" names two
-        joins = joined.group(1).split()
-        last = text[:end].split()[-1].lower()
-        # A join word once a name: "Academy Award for Best Actor for Gandhi" names the award, then the film.
-        if used & set(joins) or not all(join in _NAME_JOINS or join == "in" and k == 0 and last in _HONOURS
-                                        for k, join in enumerate(joins)):
-            return begin, end
-        used |= set(joins)
-        end += 1 + len(joined.group(1)) + len(word)
-
-
-def _capitalised(word: str) -> bool:
-    return bool(_CAPITALISED.fullmatch(word)) and word[:1].isupper()
 
 
 def _sentence_of(starts: np.ndarray, text: str) -> np.ndarray:
