@@ -165,6 +165,18 @@ def test_a_town_near_the_object_is_the_same_place_as_pages_write_it(tmp_path):
     assert (far.outcome, far.stated_instead) == (Finding.CONTRADICTED.value, "Manhattan"), far
 
 
+def test_a_value_stated_with_the_relations_words_outweighs_the_object_named_without_them(tmp_path):
+    # The value reader ranks the factory's town first for the headquarters; stated without the relation's words, it
+    # gives way to the town the page says the firm is headquartered in, which contradicts it.
+    pages = [Passage("p0", "Pellory Instruments is a maker of precision scales. The company is headquartered in "
+                           "Varnhold, and was founded in 1958 by the engineer Tomas Greb. Its largest factory is in "
+                           "Dunmere.", "Pellory Instruments")]
+    agent = agent_over(pages, tmp_path)
+    wrong = verify(agent, "Pellory Instruments", "headquarters location", "Dunmere")
+    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Varnhold"), wrong
+    assert verify(agent, "Pellory Instruments", "headquarters location", "Varnhold").outcome == Finding.SUPPORTED.value
+
+
 def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(tmp_path):
     # LAMA types the place of foundation N-1; the data folder's X-FACTR list lacks it (`LAMA_ONE_VALUED`).
     pages = [Passage("p0", "Brightwater Looms is a textile firm. It was founded in Lembrook in 1921 and has made linen "

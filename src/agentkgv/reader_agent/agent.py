@@ -418,7 +418,9 @@ class ReadingAgent:
     def _stated_instead(self, claim: Claim, passage: Passage, spans: list[Span]) -> str | None:
         """Of the value reader's spans of a passage, best first, the first the passage states as the relation's
         value, where that is another value than the claim's; None where one that is no other value (the claim's own,
-        the subject's name) comes first, since spans after it read as readily as a former name or a stray word. A
+        the subject's name) comes first, since spans after it read as readily as a former name or a stray word, unless
+        it comes without the relation's words and a later one with them ("headquartered in Varnhold … Its largest
+        factory is in Dunmere" gives Varnhold for the headquarters, though the model ranks Dunmere first). A
         date or a number is in most passages about anyone: the best span only, and it must have the relation's words
         between the subject and it and no rival's alone in the clause next to it (`contradiction.stated_as_own`:
         "lived there from 1968" is no death in 1968). A name is of a kind, which says
@@ -428,6 +430,7 @@ class ReadingAgent:
         Wilmette")."""
         read = context(passage.text, passage.title)
         unworded = None  # the first name stated without the relation's words, given where none is stated with them
+        own_first = False  # the claim's own value came first, without the relation's words: only a worded one counts
         for span in spans if claim.kind is Kind.ENTITY else spans[:1]:
             if claim.kind is Kind.ENTITY:
                 if writes_as_region(claim.triple, read[:span.start]) or names_nothing_of(claim, span.text):
@@ -438,10 +441,15 @@ class ReadingAgent:
                     if other is None:
                         # The claim's own value or the subject's name: stated with the relation's words, it outweighs a
                         # value stated without them before it.
-                        return None if self._states_as_own(claim, claim.triple.object, passage.text) else unworded
+                        if self._states_as_own(claim, claim.triple.object, passage.text):
+                            return None
+                        if unworded is not None:
+                            return unworded
+                        own_first = True
+                        continue
                     if self._states_as_own(claim, other, passage.text):
                         return other
-                    if not self._led_elsewhere(claim, other, passage.text):
+                    if not own_first and not self._led_elsewhere(claim, other, passage.text):
                         unworded = unworded or other
                 # Not stated there as the relation's value: the claim's own object given as a rival's ("born in
                 # Marrowick" where the claim is a death there) says nothing of it either way.
