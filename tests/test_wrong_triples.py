@@ -165,18 +165,6 @@ def test_a_town_near_the_object_is_the_same_place_as_pages_write_it(tmp_path):
     assert (far.outcome, far.stated_instead) == (Finding.CONTRADICTED.value, "Manhattan"), far
 
 
-def test_a_value_stated_with_the_relations_words_outweighs_the_object_named_without_them(tmp_path):
-    # The value reader ranks the factory's town first for the headquarters; stated without the relation's words, it
-    # gives way to the town the page says the firm is headquartered in, which contradicts it.
-    pages = [Passage("p0", "Pellory Instruments is a maker of precision scales. The company is headquartered in "
-                           "Varnhold, and was founded in 1958 by the engineer Tomas Greb. Its largest factory is in "
-                           "Dunmere.", "Pellory Instruments")]
-    agent = agent_over(pages, tmp_path)
-    wrong = verify(agent, "Pellory Instruments", "headquarters location", "Dunmere")
-    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Varnhold"), wrong
-    assert verify(agent, "Pellory Instruments", "headquarters location", "Varnhold").outcome == Finding.SUPPORTED.value
-
-
 def test_a_firm_is_founded_in_one_place_so_the_town_stated_contradicts_another(tmp_path):
     # LAMA types the place of foundation N-1; the data folder's X-FACTR list lacks it (`LAMA_ONE_VALUED`).
     pages = [Passage("p0", "Brightwater Looms is a textile firm. It was founded in Lembrook in 1921 and has made linen "
@@ -327,15 +315,27 @@ def test_a_place_the_page_names_beside_another_birth_place_is_contradicted_by_it
     assert verify(agent, "Ansel Brightwater", "birth place", "Lembrook").outcome == Finding.SUPPORTED.value
 
 
-def test_a_place_the_page_names_without_the_relations_words_is_contradicted_by_the_one_stated_with_them(tmp_path):
+@pytest.mark.parametrize("subject, relation, wrong, stated, text", [
     # A new user's keeper: where he lives and where he was born, in two sentences; the value reader once read both
     # as one span, and the reader reads a birth in either town as well.
-    pages = [Passage("p0", "Osric Fell is a lighthouse keeper and a painter. He lives in Lembrook. He was born in "
-                           "Dunholt in 1961.", "Osric Fell")]
-    agent = agent_over(pages, tmp_path)
-    verdict = verify(agent, "Osric Fell", "place of birth", "Lembrook")
-    assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, "Dunholt"), verdict
-    assert verify(agent, "Osric Fell", "place of birth", "Dunholt").outcome == Finding.SUPPORTED.value
+    ("Osric Fell", "place of birth", "Lembrook", "Dunholt",
+     "Osric Fell is a lighthouse keeper and a painter. He lives in Lembrook. He was born in Dunholt in 1961."),
+    # The value reader ranks the factory's town first for the headquarters; stated without the relation's words, it
+    # gives way to the town the page says the firm is headquartered in.
+    ("Pellory Instruments", "headquarters location", "Dunmere", "Varnhold",
+     "Pellory Instruments is a maker of precision scales. The company is headquartered in Varnhold, and was founded in "
+     "1958 by the engineer Tomas Greb. Its largest factory is in Dunmere."),
+    # The value reader gives "Nobel" of "won the Nobel Prize in Physics": a cut name, which shares its words with the
+    # Nobel Prize in Literature and so was no other value. Read whole, it is another award.
+    ("Osric Fell", "award received", "Nobel Prize in Literature", "Nobel Prize in Physics",
+     "Osric Fell (born 1931) is a physicist. Osric Fell won the Nobel Prize in Physics in 1976 for his work on ice."),
+])
+def test_the_value_a_page_states_with_the_relations_words_contradicts_another(tmp_path, subject, relation, wrong,
+                                                                               stated, text):
+    agent = agent_over([Passage("p0", text, subject)], tmp_path)
+    verdict = verify(agent, subject, relation, wrong)
+    assert (verdict.outcome, verdict.stated_instead) == (Finding.CONTRADICTED.value, stated), verdict
+    assert verify(agent, subject, relation, stated).outcome == Finding.SUPPORTED.value
 
 
 def test_where_one_lives_or_works_is_no_birth_there(tmp_path):
@@ -461,17 +461,6 @@ def test_another_value_of_a_relation_with_several_speaks_against_an_object_nothi
     card = agent_over([Passage("p0", "Osric Fell\nBackground: lighthouse keeper\nBorn: 1961\n\nOsric Fell keeps the "
                                      "light at Lembrook.", "Osric Fell")], tmp_path / "card")
     assert verify(card, "Osric Fell", "background", "sculptor").outcome == Finding.NOT_ENOUGH_EVIDENCE.value
-
-
-def test_another_value_is_read_as_the_whole_name_the_passage_writes(tmp_path):
-    # The value reader gives "Nobel" of "won the Nobel Prize in Physics": a cut name, which shares its words with the
-    # Nobel Prize in Literature and so was no other value. Grown to the whole name, it is another award.
-    pages = [Passage("p0", "Osric Fell (born 1931) is a physicist. Osric Fell won the Nobel Prize in Physics in 1976 "
-                           "for his work on ice.", "Osric Fell")]
-    agent = agent_over(pages, tmp_path)
-    wrong = verify(agent, "Osric Fell", "award received", "Nobel Prize in Literature")
-    assert (wrong.outcome, wrong.stated_instead) == (Finding.CONTRADICTED.value, "Nobel Prize in Physics"), wrong
-    assert verify(agent, "Osric Fell", "award received", "Nobel Prize in Physics").outcome == Finding.SUPPORTED.value
 
 
 def test_a_pages_list_of_a_relations_values_that_leaves_the_object_out_lowers_its_p_true(tmp_path):
