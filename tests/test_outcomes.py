@@ -451,6 +451,16 @@ def test_a_team_played_against_is_no_team_of_the_players():
                            "[S:Tomas Brenner] was born in Oslo and played a match against [O:Lund]")
 
 
+def test_the_clause_that_leads_to_a_value_says_whether_it_is_stated_as_the_relations():
+    cues = RelationFacts.load(Path("no-data-folder-here")).cues
+    seat = Triple("Pellory Instruments", "headquarters location", "Dunmere")
+    assert cues.leads_as_own(seat, "Pellory Instruments makes scales. The company is headquartered in ")
+    # What follows the value ("the Varnhold-based business") is another's; a loose cue says too little.
+    assert not cues.leads_as_own(seat, "Pellory sold its scales. Pellory bought Harrow Group, the ")
+    assert not cues.leads_as_own(seat, "The company is headquartered in Dunmere. Its largest factory is in ")
+    assert not cues.leads_as_own(Triple("Ada Vance", "place of birth", "Lund"), "She spent her life in ")
+
+
 def test_a_value_written_before_the_subject_is_read_by_the_cue_leading_to_it():
     cues = RelationFacts.load(Path("no-data-folder-here")).cues
     birth, death = Triple("Ada Vance", "place of birth", "Lund"), Triple("Ada Vance", "place of death", "Lund")

@@ -419,8 +419,9 @@ class ReadingAgent:
         """Of the value reader's spans of a passage, best first, the first the passage states as the relation's
         value, where that is another value than the claim's; None where one that is no other value (the claim's own,
         the subject's name) comes first, since spans after it read as readily as a former name or a stray word, unless
-        it comes without the relation's words and a later one with them ("headquartered in Varnhold … Its largest
-        factory is in Dunmere" gives Varnhold for the headquarters, though the model ranks Dunmere first). A
+        it comes without the relation's words and the clause that leads to a later one holds them ("headquartered in
+        Varnhold … Its largest factory is in Dunmere" gives Varnhold for the headquarters, though the model ranks
+        Dunmere first; "Geneva-based … Temenos bought Odyssey Group, the Luxembourg-based business" gives nothing). A
         date or a number is in most passages about anyone: the best span only, and it must have the relation's words
         between the subject and it and no rival's alone in the clause next to it (`contradiction.stated_as_own`:
         "lived there from 1968" is no death in 1968). A name is of a kind, which says
@@ -447,7 +448,8 @@ class ReadingAgent:
                             return unworded
                         own_first = True
                         continue
-                    if self._states_as_own(claim, other, passage.text):
+                    if self._states_as_own(claim, other, passage.text) and (
+                            not own_first or self.relations.cues.leads_as_own(claim.triple, read[:span.start])):
                         return other
                     if not own_first and not self._led_elsewhere(claim, other, passage.text):
                         unworded = unworded or other

@@ -471,6 +471,18 @@ class RelationCues:
                 return self._rival_only(key, words)
         return False
 
+    def leads_as_own(self, triple: Triple, before: str) -> bool:
+        """Whether the clause that leads to a value (the last of `before`, the text up to it, within its sentence)
+        holds a cue of the triple's relation that says enough (not `_LOOSE`) and none of a rival's alone: "The company
+        is headquartered in" leads to its headquarters; "Temenos bought Odyssey Group, the" leads to nothing of
+        Temenos's, whatever follows the value ("the Luxembourg-based business")."""
+        key = self._key(triple)
+        if key is None:
+            return False
+        clause = _CLAUSE.split(_SENTENCE_END.split(before)[-1])[-1]
+        words = set(_STEMMER.stemWords(folded_words(clause)))
+        return bool(words & (self.cues[key] - _LOOSE)) and not self._rival_only(key, words)
+
     def follows_as_own(self, triple: Triple, after: str) -> bool:
         """Whether the relative clause that follows a value (`relative_clause` of `after`, the text from its end) says
         that the subject (a pronoun or its name) stands in the triple's relation to it, within its first words: in
