@@ -57,7 +57,8 @@ def _latin(name: str) -> bool:
 class Gazetteer:
     countries: dict[str, str]  # a country's name (`_key`) -> its ISO code
     neighbours: dict[str, frozenset[str]]  # ISO code -> the codes of the countries on its borders
-    places: dict[str, frozenset[str]]  # a city's or US state's name (`_key`) -> the codes of the countries it lies in
+    # a city's or US state's name (`_key`) -> the codes of the countries it lies in (of `sites`, and the states')
+    places: dict[str, frozenset[str]]
     states: frozenset[str]  # the US states' names (`_key`)
     # a city's name (`_key`) -> where each city so named lies: (latitude, longitude in degrees, country code, the
     # code of its first-level division, a US state's for a US city)
@@ -141,7 +142,6 @@ def gazetteer() -> Gazetteer:
     countries |= {_key(variant): by_name[name] for variant, name in country_names.items() if name in by_name}
     neighbours = {c["iso"]: frozenset(code for code in c["neighbours"].split(",") if code)
                   for c in cache.get_countries().values()}
-    places: dict[str, set[str]] = defaultdict(set)
     sites: dict[str, list[tuple[float, float, str, str]]] = defaultdict(list)
     for city in cache.get_cities().values():
         # Its names in Latin letters ("Genf", "Genève" for Geneva), less those in lower case, words more than names,
@@ -149,14 +149,11 @@ def gazetteer() -> Gazetteer:
         names = {city["name"], *(name for name in city["alternatenames"]
                                  if name[:1].isupper() and not name.isupper() and _latin(name))}
         for name in names:
-            places[_key(name)].add(city["countrycode"])
             sites[_key(name)].append((float(city["latitude"]), float(city["longitude"]), city["countrycode"],
                                       city["admin1code"]))
-    us_states = {_key(state["name"]): state["code"] for state in cache.get_us_states().values()}
-    states = frozenset(us_states)
-    for state in states:
-        places[state].add("US")
-    places.pop("", None)
     sites.pop("", None)
-    return Gazetteer(countries, neighbours, {key: frozenset(codes) for key, codes in places.items()}, states,
+    us_states = {_key(state["name"]): state["code"] for state in cache.get_us_states().values()}
+    places = {key: frozenset(site[2] for site in points) for key, points in sites.items()}
+    places |= {state: places.get(state, frozenset()) | {"US"} for state in us_states}
+    return Gazetteer(countries, neighbours, places, frozenset(us_states),
                      {key: tuple(points) for key, points in sites.items()}, us_states)
