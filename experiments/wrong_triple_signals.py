@@ -53,6 +53,12 @@ as many true triples as wrong ones or more.
    a literal under a raw infobox key that the predicates table does not name; a number or a date; a name under a
    relation), beside what a run called false of each, by label. Not a signal: what a verifier that reads documents
    only could hope to show false there.
+16. How many wrong triples any score of graph and documents could call false within the true triples the DBpedia bar
+   allows (3%: the 9th of the 400's 300 true triples, the 228th of all 8,893's 7,612), each score cross-validated
+   as `bench dbpedia-graph` folds it: the shipped model's P(true) before it is composed (every threshold tried),
+   the composed P(true), and gradient-boosted trees on the same features with the predicate, the family of value,
+   the namespace, the object's and the subject's counts in the graph, the object being a subject, its length, and
+   the words subject and object share. Not a signal: the ceiling of these features.
 
 python experiments/wrong_triple_signals.py N [ARGS]   (1: [centered] similarities, default 0.75 0.78 0.8 0.85 0.9,
 centered 0.3 0.4 0.5 0.6;
@@ -62,7 +68,7 @@ known67e:factbench_docs known67e:test_long_tail dbpedia-67e:iri;
 dbpedia-67e:iri known67e:test_long_tail; 7: the documents' run, default dbpedia-67e; 9: the run, default known67e;
 10: the documents' run, default dbpedia-75p; 11: the FactBench-docs run, default fb76a; 12: run:split pairs,
 default fb114:factbench_docs t114:test_long_tail t114:test_unseen dbpedia-116:iri; 13: the documents' run,
-default dbpedia-116; 15: the documents' run, default dbpedia-131)
+default dbpedia-116; 15 and 16: the documents' run, default dbpedia-131 and dbpedia-160)
 Measurements 1 and 2 embed the training facts' values once (about 5 minutes) into the cache's experiments/.
 """
 
@@ -802,6 +808,63 @@ def dbpedia_reach() -> None:
               f"(called false {row[True][1]})")
 
 
+def within_allowed_true() -> None:
+    """The most wrong triples a cross-validated score of graph and documents puts before the true triples the
+    DBpedia bar allows (3%), for three scores"""
+    import agentkgv.registry  # noqa: F401
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import StratifiedKFold
+
+    from agentkgv.core.runner import load_run
+    from agentkgv.data.dbpedia import iter_dbpedia
+    from agentkgv.eval.graph_bench import LabelledGraph, cross_validated
+    from agentkgv.graph.prior import fit_prior, row_family
+    from agentkgv.paths import Workspace
+
+    ws = Workspace()
+    documents = load_run(ws.runs / (sys.argv[1] if len(sys.argv) > 1 else "dbpedia-160") / "agentkgv.iri.jsonl")
+    items = list(iter_dbpedia(ws.data))
+    graph = LabelledGraph.of(items, "dbpedia")
+    rows, labels, predicates = graph.rows(documents), graph.labels(), graph.predicates()
+    read = np.array([item.id in documents for item in items])
+    subjects = Counter(item.triple.subject_id for item in items)
+    objects = Counter(item.triple.object for item in items)
+    common = {p: k for k, (p, _) in enumerate(Counter(predicates).most_common(250))}  # trees take 255 categories
+    families = {name: k for k, name in enumerate(sorted({row_family(row) for row in rows}))}
+    spaces = {name: k for k, name in enumerate(sorted({p.rsplit("/", 1)[0] for p in predicates}))}
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"\w{3,}", text.lower()))
+
+    extra = np.array([[common.get(p, 250), families[row_family(row)], spaces[p.rsplit("/", 1)[0]],
+                       subjects[item.triple.subject_id], objects[item.triple.object], item.triple.object_id in subjects,
+                       len(item.triple.object), len(words(item.triple.subject) & words(item.triple.object))]
+                      for item, p, row in zip(items, predicates, rows)], float)
+    wide = np.hstack([rows, extra])
+    logistic, trees = np.zeros(len(labels)), np.zeros(len(labels))
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(rows, labels):
+        prior = fit_prior(rows[train], labels[train], [predicates[k] for k in train], "fold")
+        logistic[test] = [prior.p_true(rows[k], predicates[k]) for k in test]
+        model = HistGradientBoostingClassifier(categorical_features=[rows.shape[1] + k for k in range(3)], max_iter=300,
+                                               learning_rate=0.05, min_samples_leaf=10, random_state=0)
+        trees[test] = model.fit(wide[train], labels[train]).predict_proba(wide[test])[:, 1]
+    composed = np.array([v.p_true if v.p_true is not None else 0.5 for v in cross_validated(graph, documents)])
+
+    def before_allowed(p: np.ndarray, gold: np.ndarray) -> int:
+        allowed, true, wrong, best = int(0.03 * gold.sum()), 0, 0, 0
+        for k in np.argsort(p, kind="stable"):
+            true, wrong = true + bool(gold[k]), wrong + (not gold[k])
+            if true <= allowed:
+                best = wrong
+        return best
+
+    for name, p in (("the shipped model's P(true), not composed", logistic), ("the composed P(true)", composed),
+                    ("gradient-boosted trees, more features", trees)):
+        print(f"{name}: the 400 with pages {before_allowed(p[read], labels[read])} of "
+              f"{int((~labels[read]).sum())} wrong, "
+              f"all 8,893 {before_allowed(p, labels)} of {int((~labels).sum())}")
+
+
 def _softmax(model, vectors: np.ndarray) -> np.ndarray:
     from agentkgv.reader_agent.value_kinds import relation_softmax
 
@@ -810,7 +873,7 @@ def _softmax(model, vectors: np.ndarray) -> np.ndarray:
 
 MEASUREMENTS = [kind_similarity, confident_other, rival_relations, sentence_locality, graph_elsewhere,
                 value_reader_confirms, graph_features, listed_values, open_world_reach, prior_offsets, graph_kinds,
-                support_signals, prior_model, place_readings, dbpedia_reach]
+                support_signals, prior_model, place_readings, dbpedia_reach, within_allowed_true]
 
 
 def main() -> None:

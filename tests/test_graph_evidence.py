@@ -224,7 +224,7 @@ def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_s
     assert compose(contradicted, single).outcome == Finding.CONTRADICTED.value
     # Another of several values was read as such already: it stands in this graph too.
     several = replace(contradicted, several_valued=True)
-    assert compose(several, checker) == several
+    assert compose(several, checker) == replace(several, graph_value="an IRI of the graph")
     # A verdict with no confidence of its own keeps none.
     unchecked = Verdict("t", claim, None, "agentkgv", outcome=Finding.NOT_CHECKABLE.value)
     assert compose(unchecked, checker).confidence is None
@@ -313,8 +313,10 @@ def test_a_fitted_prior_learns_each_predicates_share_of_wrong_triples():
     prior gives the often wrong one the lower P(true), as DBpedia's `homepage` against its `birthPlace`."""
     from agentkgv.graph.prior import feature_names, fit_prior
 
-    row = [0.0] * len(feature_names())
-    rows = [row] * 80 + [[1.0] + row[1:]] * 20  # a second feature row, so the model has something to fit
+    names = feature_names()
+    row = [1.0 if name == "value: a name" else 0.0 for name in names]
+    other = [1.0 if name == "documents read" else value for name, value in zip(names, row)]
+    rows = [row] * 80 + [other] * 20  # a second feature row, so the model has something to fit
     often_wrong, rarely_wrong = f"{EX}homepage", f"{EX}birthPlace"
     predicates = [often_wrong] * 40 + [rarely_wrong] * 40 + [rarely_wrong] * 20
     labels = [k % 4 == 0 for k in range(40)] + [k % 10 != 0 for k in range(40)] + [True] * 20
@@ -322,6 +324,34 @@ def test_a_fitted_prior_learns_each_predicates_share_of_wrong_triples():
     assert prior.p_true(row, often_wrong) < 0.4 < 0.8 < prior.p_true(row, rarely_wrong)
     # A predicate no labels were seen of is scored by the model alone, between the two.
     assert prior.p_true(row, often_wrong) < prior.p_true(row, f"{EX}unseen") < prior.p_true(row, rarely_wrong)
+
+
+def test_a_fitted_prior_learns_how_often_each_predicates_values_of_a_family_are_wrong():
+    """A predicate whose names are right and whose links are wrong beside one whose links are right and whose names
+    are wrong (DBpedia's `name` given as another page's IRI): neither the predicate nor the family of value alone
+    tells them apart, the two together do; reviews teach it too."""
+    from agentkgv.graph.prior import feature_names, fit_prior
+
+    names = feature_names()
+
+    def row(family: str) -> list[float]:
+        return [1.0 if name == f"value: {family}" else 0.0 for name in names]
+
+    name, link = row("a name"), row("an IRI of the graph")
+    named, team = f"{EX}name", f"{EX}team"
+    rows = [name] * 40 + [link] * 20 + [link] * 40 + [name] * 20
+    predicates = [named] * 60 + [team] * 60
+    labels = ([k % 10 != 0 for k in range(40)] + [k % 5 == 0 for k in range(20)]
+              + [k % 10 != 0 for k in range(40)] + [k % 5 == 0 for k in range(20)])
+    prior = fit_prior(rows, labels, predicates, "test")
+    assert prior.p_true(link, named) < 0.4 < 0.7 < prior.p_true(name, named)
+    assert prior.p_true(name, team) < 0.4 < 0.7 < prior.p_true(link, team)
+    # A user's reviews of a predicate whose links they find wrong, its names right.
+    reviews = [Reviewed(f"{EX}homepage", 0.6, False, None, k < 20, "a name" if k < 20 else "an IRI of the graph")
+               for k in range(40)]
+    refit = refit_from_reviews(GraphPrior(weights={}, intercept=0.4, fitted_on="test"), reviews)
+    assert refit.p_true(link, f"{EX}homepage") < 0.4 < 0.7 < refit.p_true(name, f"{EX}homepage")
+    assert refit.p_true(link, team) == refit.p_true(name, team) == pytest.approx(1 / (1 + math.exp(-0.4)))
 
 
 def test_reviews_teach_the_prior_how_much_the_documents_count():

@@ -89,6 +89,9 @@ class Verdict:
     # beside it where they had one: what `learn` weighs the documents by.
     p_true_by_graph: bool = False
     documents_p_true: float | None = None
+    # The family of value the graph read the object as (graph/prior.py `value_family`), where the run read the graph:
+    # `learn` refits how often a predicate's values of each family are wrong.
+    graph_value: str | None = None
 
     @property
     def finding(self) -> str:

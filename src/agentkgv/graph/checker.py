@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agentkgv.graph.evidence import DEFAULT_RULES, MIN_SUPPORT, GraphEvidence, GraphFinding, GraphRule
-from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest
+from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest, value_family
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict, build_profile
 from agentkgv.graph.shapes import shape_findings
 
@@ -68,6 +68,10 @@ class GraphChecker:
         if several < MANY_VALUES_SHARE * counts.subjects:
             return None
         return f"the graph gives {several} of this predicate's {counts.subjects} subjects more than one value"
+
+    def value_family(self, triple: GraphTriple) -> str:
+        """The family of the triple's value as the prior weighs it."""
+        return value_family(self.profile.value_class(triple.object))
 
     def findings(self, triple: GraphTriple) -> list[GraphFinding]:
         return self.evidence.findings(triple) + self.shapes.get(triple, [])

@@ -7,7 +7,9 @@ reviews (`learn`) refit two things on top. How much the documents count: the mod
 read little better than chance (DBpedia's gathered pages), and a user's own documents may say much more, so the
 model's log-odds are rescaled and the documents' log-odds weighed anew on the reviewed triples whose P(true) the
 model gave (`refit_from_reviews`). Then a per-predicate offset: each predicate's reviewed share of true triples,
-shrunk toward what the model expects of them, so that a predicate with few reviews moves little.
+shrunk toward what the model expects of them, so that a predicate with few reviews moves little; and within a
+predicate, one per family of value, shrunk toward the predicate's: a predicate's labels and its links, its numbers
+and its names, are wrong at different rates (DBpedia's `name` given as another page's IRI, `years` as a number).
 
 The shipped model (`prior.json`) is fitted on the DBpedia development set (`agentkgv train-graph-prior`),
 whose labels are of a real, automatically built graph; a user's reviews refit it as above.
@@ -60,7 +62,9 @@ class DocumentsRefit(Strict):
                               weight=change.scale * self.weight + change.weight)
 
 
-def _value_family(kind: str) -> str:
+def value_family(kind: str) -> str:
+    """The family of a value's kind (graph/values.py) that the model weighs: a malformed value, a link of the graph
+    or of another site, a namespaced page, or its kind's family."""
     if kind in MALFORMED:
         return "a malformed value"
     if kind.startswith("an IRI of "):
@@ -82,6 +86,12 @@ def feature_names() -> list[str]:
 
 
 _DOCUMENTS_LOG_ODDS = feature_names().index("documents: log-odds")
+_VALUES = [(k, name.removeprefix("value: ")) for k, name in enumerate(feature_names()) if name.startswith("value: ")]
+
+
+def row_family(row: Sequence[float]) -> str:
+    """The family of value a feature row was made for."""
+    return next(name for k, name in _VALUES if row[k])
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +128,7 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
              documents: DocumentSide | None) -> list[float]:
     names = feature_names()
     row = dict.fromkeys(names, 0.0)
-    row[f"value: {_value_family(value_kind)}"] = 1.0
+    row[f"value: {value_family(value_kind)}"] = 1.0
     for finding in findings:
         strength = "strong" if finding.strong else "weak"
         row[f"{finding.rule} ({strength})"] = row[f"any finding ({strength})"] = 1.0
@@ -133,19 +143,25 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
 
 
 class GraphPrior(Strict):
-    """The fitted model: a weight per feature (by name), an intercept, and from reviews how much the documents
-    count (`documents`) and per-predicate offsets."""
+    """The fitted model: a weight per feature (by name), an intercept, and from labels or reviews how much the
+    documents count (`documents`), per-predicate offsets, and within a predicate per-family-of-value offsets
+    (`kinds`: predicate, then family, as `value_family` names it)."""
 
     weights: dict[str, float]
     intercept: float
     # The weights say how much DBpedia's gathered pages counted; a user's reviews say how much theirs do.
     documents: DocumentsRefit = DocumentsRefit()
     offsets: dict[str, float] = {}
+    kinds: dict[str, dict[str, float]] = {}
     fitted_on: str
+
+    def offset(self, row: Sequence[float], predicate: str) -> float:
+        """What the labels of its predicate, and of its predicate's values of its family, add to a triple's log-odds."""
+        return self.offsets.get(predicate, 0.0) + self.kinds.get(predicate, {}).get(row_family(row), 0.0)
 
     def log_odds(self, row: Sequence[float], predicate: str) -> float:
         z = self.intercept + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row))
-        return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offsets.get(predicate, 0.0)
+        return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offset(row, predicate)
 
     def lowest(self, row: Sequence[float], predicate: str) -> str:
         """What lowers a triple's log-odds most: a feature's name, its predicate's labels, or (where nothing
@@ -155,6 +171,9 @@ class GraphPrior(Strict):
                  for name, value in zip(feature_names(), row) if value]
         parts.append((refit.weight * row[_DOCUMENTS_LOG_ODDS], "documents: log-odds"))
         parts.append((self.offsets.get(predicate, 0.0), "labels: its predicate's triples were often wrong where labelled"))
+        value = row_family(row)
+        parts.append((self.kinds.get(predicate, {}).get(value, 0.0),
+                      f"labels: its predicate's triples whose value is {value} were often wrong where labelled"))
         low = min(parts)
         return low[1] if low[0] < 0 else "base: such triples are often wrong in such graphs"
 
@@ -162,21 +181,29 @@ class GraphPrior(Strict):
         return 1 / (1 + math.exp(-self.log_odds(row, predicate)))
 
     def refit_offsets(self, predicates: Sequence[str], probabilities: Sequence[float], labels: Sequence[bool],
-                      strength: float = SHRINKAGE) -> GraphPrior:
-        """Offsets from reviews: each predicate's true share among its reviewed triples, shrunk toward what this
-        prior expects of them by `strength` reviews' weight, as a shift of log-odds. `probabilities` are this
-        prior's P(true) of the reviewed triples, as their verdicts carry it."""
-        groups: dict[str, list[tuple[float, bool]]] = {}
-        for predicate, p, label in zip(predicates, probabilities, labels):
-            expected = 1 / (1 + math.exp(-(_logit(p) - self.offsets.get(predicate, 0.0))))
-            groups.setdefault(predicate, []).append((expected, bool(label)))
-        offsets = dict(self.offsets)
-        for predicate, pairs in groups.items():
-            expected = sum(p for p, _ in pairs) / len(pairs)
-            true = sum(label for _, label in pairs)
-            shrunk = (true + strength * expected) / (len(pairs) + strength)
-            offsets[predicate] = _logit(shrunk) - _logit(expected)
-        return self.model_copy(update={"offsets": offsets})
+                      values: Sequence[str | None] | None = None, strength: float = SHRINKAGE) -> GraphPrior:
+        """Offsets from labels or reviews: each predicate's true share among its labelled triples, shrunk toward what
+        this prior expects of them without its offsets by `strength` labels' weight, as a shift of log-odds; then,
+        where `values` gives a triple's family of value (None: not known), each family's share within its predicate,
+        shrunk the same way toward what the prior with the predicate's new offset expects of them. `probabilities`
+        are this prior's P(true) of the labelled triples, as their verdicts carry it."""
+        values = values if values is not None else [None] * len(predicates)
+        rows = [(predicate, value, _logit(p) - self.offsets.get(predicate, 0.0)
+                 - (self.kinds.get(predicate, {}).get(value, 0.0) if value else 0.0), bool(label))
+                for predicate, value, p, label in zip(predicates, values, probabilities, labels)]
+        by_predicate: dict[str, list[tuple[float, bool]]] = {}
+        for predicate, _, z, label in rows:
+            by_predicate.setdefault(predicate, []).append((z, label))
+        offsets = dict(self.offsets) | {predicate: _shrunk_offset(pairs, strength)
+                                        for predicate, pairs in by_predicate.items()}
+        by_value: dict[tuple[str, str], list[tuple[float, bool]]] = {}
+        for predicate, value, z, label in rows:
+            if value:
+                by_value.setdefault((predicate, value), []).append((z + offsets[predicate], label))
+        kinds = {predicate: dict(families) for predicate, families in self.kinds.items()}
+        for (predicate, value), pairs in by_value.items():
+            kinds.setdefault(predicate, {})[value] = _shrunk_offset(pairs, strength)
+        return self.model_copy(update={"offsets": offsets, "kinds": kinds})
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,10 +223,19 @@ class GraphPrior(Strict):
             raise DataError(path or SHIPPED, f"not a graph prior: {str(error).splitlines()[0]}") from None
 
 
+def _shrunk_offset(pairs: Sequence[tuple[float, bool]], strength: float) -> float:
+    """The shift of log-odds that takes the mean P(true) of `pairs` (log-odds without the offset, label) to their
+    true share, shrunk toward that mean by `strength` labels' weight."""
+    expected = sum(1 / (1 + math.exp(-z)) for z, _ in pairs) / len(pairs)
+    true = sum(label for _, label in pairs)
+    return _logit((true + strength * expected) / (len(pairs) + strength)) - _logit(expected)
+
+
 def prior_digest(prior: GraphPrior) -> str:
     """What a run pins of the prior it read. A refit that changes nothing is left out, so that a prior saved before
     refits existed pins as it did, and its runs resume and `learn` from them."""
-    unchanged = {"documents"} if prior.documents == DocumentsRefit() else None
+    unchanged = {name for name, default in (("documents", DocumentsRefit()), ("kinds", {}))
+                 if getattr(prior, name) == default} or None
     return hashlib.sha256(prior.model_dump_json(exclude=unchanged).encode()).hexdigest()[:16]
 
 
@@ -211,13 +247,15 @@ def shipped_prior_path() -> Path:
 @dataclass(frozen=True, slots=True)
 class Reviewed:
     """A reviewed triple as its verdict carries it: the P(true) the run gave, whether the graph's prior gave it
-    (else the documents did), the documents' own P(true) where they were read, and the person's label."""
+    (else the documents did), the documents' own P(true) where they were read, the person's label, and the family
+    of its value as the graph read it (None: a verdict that does not say)."""
 
     predicate: str
     p_true: float
     prior_gave: bool
     documents_p_true: float | None
     label: bool
+    value: str | None = None
 
     @property
     def documents_log_odds(self) -> float:
@@ -227,20 +265,24 @@ class Reviewed:
 def refit_from_reviews(prior: GraphPrior, reviewed: Sequence[Reviewed]) -> GraphPrior:
     """`prior` refitted on a user's reviews, as `learn` does: first how much the documents count, on the reviewed
     triples whose P(true) the prior gave (`fit_refit`; unchanged where fewer than `MIN_REFIT` of them, or of one
-    label only), then the per-predicate offsets on all, each at the P(true) the refit gives it."""
+    label only), then the offsets on all, each at the P(true) the refit gives it."""
+    def offset(r: Reviewed) -> float:
+        kind = prior.kinds.get(r.predicate, {}).get(r.value, 0.0) if r.value else 0.0
+        return prior.offsets.get(r.predicate, 0.0) + kind
+
     given = [r for r in reviewed if r.prior_gave]
     change = DocumentsRefit()
     if len(given) >= MIN_REFIT and len({r.label for r in given}) == 2:
-        change = fit_refit([_logit(r.p_true) - prior.offsets.get(r.predicate, 0.0) for r in given],
+        change = fit_refit([_logit(r.p_true) - offset(r) for r in given],
                            [r.documents_log_odds for r in given], [r.label for r in given])
     refit = prior.model_copy(update={"documents": prior.documents.then(change)})
 
     def now(r: Reviewed) -> float:
         if not r.prior_gave:
             return r.p_true
-        offset = prior.offsets.get(r.predicate, 0.0)
-        return 1 / (1 + math.exp(-(change.apply(_logit(r.p_true) - offset, r.documents_log_odds) + offset)))
-    return refit.refit_offsets([r.predicate for r in reviewed], [now(r) for r in reviewed], [r.label for r in reviewed])
+        return 1 / (1 + math.exp(-(change.apply(_logit(r.p_true) - offset(r), r.documents_log_odds) + offset(r))))
+    return refit.refit_offsets([r.predicate for r in reviewed], [now(r) for r in reviewed], [r.label for r in reviewed],
+                               [r.value for r in reviewed])
 
 
 def fit_refit(z: Sequence[float], d: Sequence[float], labels: Sequence[bool],
@@ -270,13 +312,14 @@ def fit_refit(z: Sequence[float], d: Sequence[float], labels: Sequence[bool],
 def fit_prior(rows: Sequence[Sequence[float]], labels: Sequence[bool], predicates: Sequence[str], fitted_on: str,
               c: float = 1.0) -> GraphPrior:
     """A logistic model of the labels from the feature rows (scikit-learn, L2 with `c`), then each predicate's offset
-    from its labelled triples as `learn` refits them from reviews (`GraphPrior.refit_offsets`): the shares of wrong
-    triples of a real graph's predicates differ more than their profiles say (DBpedia's `homepage` 77%, `birthPlace`
-    6%)."""
+    and each family of value's within it from its labelled triples, as `learn` refits them from reviews
+    (`GraphPrior.refit_offsets`): the shares of wrong triples of a real graph's predicates differ more than their
+    profiles say (DBpedia's `homepage` 77%, `birthPlace` 6%), and so do a predicate's values of different families."""
     from sklearn.linear_model import LogisticRegression
 
     labels = [bool(label) for label in labels]
     model = LogisticRegression(C=c, max_iter=2000).fit(list(rows), labels)
     prior = GraphPrior(weights={name: float(w) for name, w in zip(feature_names(), model.coef_[0])},
                        intercept=float(model.intercept_[0]), fitted_on=fitted_on)
-    return prior.refit_offsets(predicates, [prior.p_true(row, p) for row, p in zip(rows, predicates)], labels)
+    return prior.refit_offsets(predicates, [prior.p_true(row, p) for row, p in zip(rows, predicates)], labels,
+                               [row_family(row) for row in rows])
