@@ -95,6 +95,23 @@ def test_a_graph_too_small_to_learn_a_predicate_flags_nothing_there():
     assert findings_of(people_graph(4) + [odd], odd) == []
 
 
+def test_a_rare_predicate_of_a_vocabulary_the_prior_has_labels_of_is_known_and_one_of_another_not():
+    """A DBpedia raw infobox key seen once (`heightweight`) is wrong as often as the raw keys the prior learned from:
+    its P(true) may call it false. A predicate of a vocabulary the prior has no labels of, seen as rarely, may not."""
+    prior = GraphPrior(weights={}, intercept=-2.0, offsets={f"{EX}homepage": 0.0}, fitted_on="test")
+    other = "http://other.example/"
+    rare = [GraphTriple(person(1), f"{EX}heightweight", Term("literal", "185")),
+            GraphTriple(person(1), f"{other}heightweight", Term("literal", "185"))]
+    checker = GraphChecker(build_profile(lambda: rare, "g"), rare, prior)
+    assert checker.knows(f"{EX}heightweight") and not checker.knows(f"{other}heightweight")
+    claims = [Triple("Person 1", "heightweight", "185", rdf=RdfTerms(f"<{EX}Person_1>", f"<{space}heightweight>", '"185"'))
+              for space in (EX, other)]
+    known, unknown = (compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, claim), checker) for claim in claims)
+    assert known.outcome == Finding.GRAPH_CONTRADICTED.value and known.verdict is False
+    assert unknown.verdict is None and unknown.outcome == Finding.NOT_ENOUGH_EVIDENCE.value
+    assert not checker.with_prior(prior.model_copy(update={"offsets": {}})).knows(f"{EX}heightweight")
+
+
 def test_a_rare_type_is_flagged():
     typed = people_graph()
     kind = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"

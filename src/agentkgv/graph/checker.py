@@ -15,6 +15,7 @@ from pydantic import Field
 from agentkgv.graph.evidence import DEFAULT_RULES, MIN_SUPPORT, GraphEvidence, GraphFinding, GraphRule
 from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest, value_family
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict, build_profile
+from agentkgv.graph.values import vocabulary
 from agentkgv.graph.shapes import shape_findings
 
 # The share of a predicate's subjects (of MIN_SUPPORT or more) that the graph gives several values of, from which
@@ -37,7 +38,8 @@ class GraphChecker:
     def __init__(self, profile: GraphProfile, triples: Sequence[GraphTriple], prior: GraphPrior,
                  shapes: Mapping[GraphTriple, list[GraphFinding]] | None = None,
                  rules: Sequence[GraphRule] = DEFAULT_RULES):
-        self.profile, self.prior, self.shapes = profile, prior, dict(shapes or {})
+        self.profile, self.shapes = profile, dict(shapes or {})
+        self._read_with(prior)
         self.evidence = GraphEvidence(profile, triples, rules)
         flagged: Counter[str] = Counter()
         seen: Counter[str] = Counter(triple.predicate for triple in triples)
@@ -49,15 +51,21 @@ class GraphChecker:
     def with_prior(self, prior: GraphPrior) -> GraphChecker:
         """The same reading of the same graph, with another prior."""
         checker = copy.copy(self)
-        checker.prior = prior
+        checker._read_with(prior)
         return checker
 
+    def _read_with(self, prior: GraphPrior) -> None:
+        self.prior = prior
+        self.vocabularies = frozenset(vocabulary(predicate) for predicate in prior.offsets) - {""}
+
     def knows(self, predicate: str) -> bool:
-        """Whether the graph says enough of a predicate for its P(true) alone to decide: the prior has an offset for
-        it (labels of its triples: a user's reviews, or the labelled graph the prior was fitted on), or the profile
-        holds enough of its triples."""
+        """Whether the graph says enough of a predicate for its P(true) alone to decide: the prior has labels of it
+        or of its vocabulary (a user's reviews, or the labelled graph the prior was fitted on: DBpedia's rarest raw
+        infobox keys are wrong as often as its others, whose base rates the prior learned), or the profile holds
+        enough of its triples."""
         counts = self.profile.predicates.get(predicate)
-        return predicate in self.prior.offsets or (counts is not None and counts.triples >= MIN_SUPPORT)
+        return (predicate in self.prior.offsets or vocabulary(predicate) in self.vocabularies
+                or (counts is not None and counts.triples >= MIN_SUPPORT))
 
     def several_values(self, predicate: str) -> str | None:
         """Where the graph gives enough of the predicate's subjects several values of it, how many, in words."""

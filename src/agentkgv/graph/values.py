@@ -95,6 +95,11 @@ def local_part(iri: str) -> str:
     return re.split(r"[/#]", iri.rstrip("/#"))[-1]
 
 
+def vocabulary(iri: str) -> str:
+    """The namespace an IRI's local part is named in (`http://dbpedia.org/property/` of DBpedia's raw keys)."""
+    return iri[:len(iri.rstrip("/#")) - len(local_part(iri))]
+
+
 def loops_back(subject: Term, obj: Term) -> bool:
     """Whether the object is the subject itself, or a node made for it (DBpedia's `Jimmy_Wales__8` of
     `Jimmy_Wales`, which holds one of his careers): either way the triple states nothing of another thing."""
