@@ -2,8 +2,9 @@
 
 A real graph holds more than sentences: labels, dates, numbers, categories, links. Each kind is read by a
 small named rule (`KINDS`, the first that applies wins):
-- `NotCheckable`: an image or web link, an internal identifier, a graph's auxiliary node (DBpedia's
-  `Jimmy_Wales__8`, a career station). No text can check it: it is reported as not checkable, never false.
+- `NotCheckable`: an image or web link (a link word's predicate and an object on another host than the subject's), an
+  internal identifier, a graph's auxiliary node (DBpedia's `Jimmy_Wales__8`, a career station). No text can check
+  it: it is reported as not checkable, never false.
 - `Label`: a name of the subject (`rdfs:label`, `name`, `alias`). Checked against the subject's other
   names and the forms names take (`Wilder, Billy`, `Billy_Wilder`, `Paris (France)`) before any passage.
 - `Category`: `Category:Films set in the 1890s` is read as the statement it names, "is a film set in the 1890s".
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from agentkgv.data.rdf_graphs import OPAQUE_NAME
 from agentkgv.data.records import Triple
@@ -67,9 +69,17 @@ class NotCheckable:
     def applies(self, triple: Triple) -> bool:
         # The object as read: an entity of a graph is its label (an IRI only where it has none), so only a
         # link or a file stands here as a URL.
-        return bool(_URL.search(triple.object.strip())) or bool(
-            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object)) or _unnamed(triple) or (
+        return bool(_URL.search(triple.object.strip())) or bool(_predicate_words(triple) & _LINK_WORDS and (
+            any(c.isdigit() for c in triple.object) or _links_out(triple))) or _unnamed(triple) or (
             triple.object_id is not None and iri_class(triple.object_id) == AUXILIARY_NODE)
+
+
+def _links_out(triple: Triple) -> bool:
+    """An object IRI on another host than the subject's: a link out of the graph (a homepage), which the graph names
+    by its host (`marrowick_quartet.example.com`), not a thing of the graph a page could name."""
+    hosts = [urlsplit(iri).hostname if iri and iri.startswith(("http://", "https://")) else None
+             for iri in (triple.subject_id, triple.object_id)]
+    return None not in hosts and hosts[0] != hosts[1]
 
 
 def _unnamed(triple: Triple) -> bool:
