@@ -175,3 +175,39 @@ def test_each_reader_learns_from_the_reviewed_triples_it_judged(tmp_path):
     old = verdicts[0].to_json()
     assert old["trace"].pop("rare_relation") is True
     assert by_rare_reader(Verdict.from_json(old)) is False
+
+
+def test_reviews_of_triples_the_graph_decided_teach_the_graph_prior_where_the_reader_learns_nothing(tmp_path):
+    """A reviewer who checked only what the graph decided (names given as links to other pages, which no passage
+    was read for): the reader is left as it was, and the graph prior learns from them that such names are wrong."""
+    from agentkgv.commands.review import learn
+    from agentkgv.core.graph_checked import compose
+    from agentkgv.core.verdict import Finding
+    from agentkgv.data.records import RdfTerms
+    from agentkgv.graph.checker import GraphSettings, open_graph
+    from agentkgv.graph.prior import GraphPrior, prior_digest
+    from agentkgv.graph.profile import claim_triple
+    from agentkgv.paths import Workspace
+
+    ex = "http://example.org/"
+    claims = [Triple(f"Band {n}", "name", f"Season {n}" if n % 2 else f"Band {n}",
+                     rdf=RdfTerms(f"<{ex}Band_{n}>", f"<{ex}name>", f"<{ex}Season_{n}>" if n % 2 else f'"Band {n}"'))
+              for n in range(30)]
+    checker = open_graph(GraphSettings(), [claim_triple(t) for t in claims], "bands").checker
+    verdicts = [compose(Verdict(f"t{n}", t, None, "agentkgv", gold=n % 2 == 0, undecided=True,
+                                outcome=Finding.NOT_ENOUGH_EVIDENCE.value, p_true=0.5), checker)
+                for n, t in enumerate(claims)]
+    assert {v.value_family for v in verdicts} == {"a name", "an IRI of the graph"}
+    log = tmp_path / "verdicts.jsonl"
+    log.write_text("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
+    (tmp_path / "verdicts.jsonl.settings.json").write_text(json.dumps({"pins": {"graph": {"prior": prior_digest(
+        GraphPrior.load())}}}))
+    review = tmp_path / "review.csv"
+    _review_csv(review, verdicts, [str(v.gold).lower() for v in verdicts])
+    lesson = learn(Workspace(cache=tmp_path / "cache"), review, log, "mine")
+    assert lesson.reader is None and lesson.learned is None and "cannot learn" in lesson.reader_unchanged
+    prior = GraphPrior.load(lesson.graph_prior)
+    link, name = (next(checker.row(claim_triple(v.triple), None) for v in verdicts if v.value_family == family)
+                  for family in ("an IRI of the graph", "a name"))
+    assert prior.p_true(link, f"{ex}name") < 0.5 < prior.p_true(name, f"{ex}name")
+    assert prior.families[f"{ex}name"]["an IRI of the graph"] < 0 < prior.families[f"{ex}name"]["a name"]

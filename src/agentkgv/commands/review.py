@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import fmean
 
@@ -30,8 +30,8 @@ from agentkgv.reader_agent.reader_folder import (SHIPPED_GLOSS_READER, SHIPPED_R
 from agentkgv.reader_agent.trace import by_rare_reader, reading_of
 from agentkgv.retrieval.guard import AddressesReader, WithholdingRetriever
 from agentkgv.train.calibrate import fit_calibration
-from agentkgv.train.learn import (TUNE_AT, Learned, ReviewLoopRow, learn_calibration, learnable, review_folds,
-                                  review_loop, review_pairs, reviewed_verdicts, save_learned)
+from agentkgv.train.learn import (TUNE_AT, Learned, NothingToLearn, ReviewLoopRow, learn_calibration, learnable,
+                                  review_folds, review_loop, review_pairs, reviewed_verdicts, save_learned)
 
 # Continuing a reader on a few hundred reviewed passages: small steps, twice over them.
 TUNE_SETTINGS = {"epochs": 2.0, "batch_size": 8, "learning_rate": 2e-5, "save_steps": 1000, "max_pairs": None}
@@ -99,7 +99,8 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     mine = {v.id for v in judged_by(list(verdicts.values()), rare)}
     if not any(r.id in mine for r in reviews):
         which, other = ("rare-relation", "`learn` without --rare") if rare else ("main", "`learn --rare`")
-        raise DataError(review, f"no reviewed triple was judged by the {which} reader: {other} adapts the one that did")
+        raise NothingToLearn(review, f"no reviewed triple was judged by the {which} reader: {other} adapts the one that "
+                                     "did")
     reviews = [r for r in reviews if r.id in mine]  # each reader learns from the triples it judged
     current = ReaderFolder.open(source).calibrated
     if len(reviews) < TUNE_AT:
@@ -121,6 +122,33 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     save_learned(tuned, target, calibration, learned)
     shutil.rmtree(tuned)  # its weights are now the learned reader's; the loss curve stays in tuning/
     return target, learned
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What `learn` taught: the adapted reader's folder and what it learned (None where the reviews held nothing the
+    reader could learn from, `reader_unchanged` saying why), and the refitted graph prior (None where the run did not
+    read the graph)."""
+
+    reader: Path | None
+    learned: Learned | None
+    graph_prior: Path | None
+    reader_unchanged: str | None = None
+
+
+def learn(ws: Workspace, review: Path, verdicts_file: Path, name: str, reader: Path | None = None,
+          hooks: Hooks = SILENT, rare: bool = False, graph_prior: Path | None = None) -> Lesson:
+    """The reader adapted to the reviews (`learn_from_review`) and, where the run read the graph, the graph prior
+    refitted on them (`learn_graph_prior`), both under <cache>/readers/<name>. Reviews of triples the graph decided
+    (a link, a name given as another page) teach the graph prior even where the reader can learn nothing from them."""
+    try:
+        folder, learned = learn_from_review(ws, review, verdicts_file, name, reader, hooks, rare)
+    except NothingToLearn as error:
+        prior = learn_graph_prior(review, verdicts_file, learned_reader_dir(ws, name) / "graph-prior.json", graph_prior)
+        if prior is None:
+            raise
+        return Lesson(None, None, prior, str(error))
+    return Lesson(folder, learned, learn_graph_prior(review, verdicts_file, folder / "graph-prior.json", graph_prior))
 
 
 def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], folds: int, tune: bool = False,
@@ -158,8 +186,8 @@ def bench_review(ws: Workspace, run_name: str, split: str, sizes: list[int], fol
 def learn_graph_prior(review: Path, verdicts_file: Path, target: Path, prior: Path | None = None) -> Path | None:
     """Where the verdicts were composed with their graph (`verify` reads it by default), the graph prior
     (`prior`, default the shipped one) refitted on the reviewed triples (how much the documents count, and the
-    per-predicate offsets: graph/prior.refit_from_reviews), saved as `target`; None where the run did not read the
-    graph."""
+    per-predicate and per-family offsets: graph/prior.refit_from_reviews), saved as `target`; None where the run did
+    not read the graph."""
     pins = json.loads(settings_path(verdicts_file).read_text()).get("pins", {}) if settings_path(verdicts_file).exists() else {}
     if "graph" not in pins:
         return None

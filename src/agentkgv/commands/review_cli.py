@@ -9,7 +9,8 @@ import typer
 
 from agentkgv.commands.display import HOOKS, console, print_table, show
 from agentkgv.commands.options import REVIEW, CacheOpt, DataOpt, ReaderOpt
-from agentkgv.commands.review import bench_review, learn_from_review, learn_graph_prior
+from agentkgv.commands.review import bench_review
+from agentkgv.commands.review import learn as learn_lesson
 from agentkgv.paths import Workspace
 from agentkgv.train.learn import ReviewLoopRow
 
@@ -28,20 +29,24 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
     """Adapt the verifier to your domain from what your reviewers said: the reader's calibration is refitted
     on the reviewed triples it judged, and from 50 of them on the reader itself is tuned on their passages (about
     a minute on a CPU); where the run read the graph, the graph prior is refitted too (how much the documents count,
-    and its per-predicate offsets). Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
-    folder, learned = learn_from_review(Workspace(data_dir, cache_dir), review, verdicts, name, reader,
-                                        HOOKS, rare)
-    after, before = learned.calibration_after, learned.calibration_before
-    print_table(f"Learned from {learned.reviews} reviewed triples ({learned.true_reviews} true) -> {folder}",
-                ["", "Before", "After"],
-                [["macro-F1 on the reviewed triples", f"{learned.macro_f1_before:.3f}", f"{learned.macro_f1_after:.3f}"],
-                 ["true at P(true) >=", f"{before['true_at']:.3f}", f"{after['true_at']:.3f}"],
-                 ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
-                 ["verdicts changed", "", str(learned.changed)],
-                 ["reader tuned on passages", "", str(learned.tuned_pairs) if learned.tuned_pairs else "no"]])
-    prior = learn_graph_prior(review, verdicts, folder / "graph-prior.json", graph_prior)
-    console.print(f"use it: agentkgv verify ... {'--rare-reader' if rare else '--reader'} {folder}"
-                  + (f" --graph-prior {prior}" if prior else ""))
+    its per-predicate offsets and those of each predicate's families of value), from the reviews of the triples the
+    graph decided as well. Run it with --reader (with --rare: --rare-reader) <the folder printed>."""
+    lesson = learn_lesson(Workspace(data_dir, cache_dir), review, verdicts, name, reader, HOOKS, rare, graph_prior)
+    if lesson.learned is None:
+        console.print(f"the reader is left as it was: {lesson.reader_unchanged}")
+    else:
+        learned = lesson.learned
+        after, before = learned.calibration_after, learned.calibration_before
+        print_table(f"Learned from {learned.reviews} reviewed triples ({learned.true_reviews} true) -> {lesson.reader}",
+                    ["", "Before", "After"],
+                    [["macro-F1 on the reviewed triples", f"{learned.macro_f1_before:.3f}", f"{learned.macro_f1_after:.3f}"],
+                     ["true at P(true) >=", f"{before['true_at']:.3f}", f"{after['true_at']:.3f}"],
+                     ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
+                     ["verdicts changed", "", str(learned.changed)],
+                     ["reader tuned on passages", "", str(learned.tuned_pairs) if learned.tuned_pairs else "no"]])
+    console.print("use it: agentkgv verify ..."
+                  + (f" {'--rare-reader' if rare else '--reader'} {lesson.reader}" if lesson.reader else "")
+                  + (f" --graph-prior {lesson.graph_prior}" if lesson.graph_prior else ""))
 
 
 @app.command("bench-review", rich_help_panel=REVIEW)

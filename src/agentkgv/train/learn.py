@@ -46,6 +46,11 @@ MIN_PRIOR_REVIEWS = 10
 TUNE_AT = 50
 
 
+class NothingToLearn(DataError):
+    """Reviews the reader can learn nothing from (none of them it judged, or none its reading decided): a link, a
+    label or a triple the graph decided. The graph prior may still learn from them."""
+
+
 @dataclass(frozen=True)
 class Learned:
     """What a review taught: how many triples, and the verdicts on them before and after (in-sample)."""
@@ -95,7 +100,7 @@ def learn_calibration(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
     try:
         fitted = fit_calibration(evidence, gold)
     except ValueError as error:
-        raise DataError(review_path, f"cannot learn from these reviews ({len(chosen)} with a reading that decided "
+        raise NothingToLearn(review_path, f"cannot learn from these reviews ({len(chosen)} with a reading that decided "
                                      f"them): {error}") from None
     fitted = Calibration.model_validate({**fitted.model_dump(), "prior": learned_prior(reviewed, labels, current),
                                          "contradiction_ratio": current.contradiction_ratio,
