@@ -521,7 +521,8 @@ def prior_offsets() -> None:
         return re.split(r"[/#](?=[^/#]*$)", predicate)[0]
 
     def by_namespace(rows, train) -> object:
-        base = fit_prior(rows[train], labels[train], [predicates[k] for k in train], "fold").model_copy(update={"offsets": {}})
+        base = fit_prior(rows[train], labels[train], [predicates[k] for k in train], "fold").model_copy(
+            update={"offsets": {}, "families": {}})
         groups: dict[str, list[tuple[float, bool]]] = defaultdict(list)
         for k in train:
             groups[namespace(predicates[k])].append((base.p_true(rows[k], predicates[k]), bool(labels[k])))
@@ -819,6 +820,7 @@ def within_allowed_true() -> None:
     from agentkgv.data.dbpedia import iter_dbpedia
     from agentkgv.eval.graph_bench import LabelledGraph, cross_validated
     from agentkgv.graph.prior import fit_prior, row_family
+    from agentkgv.graph.values import vocabulary
     from agentkgv.paths import Workspace
 
     ws = Workspace()
@@ -831,12 +833,12 @@ def within_allowed_true() -> None:
     objects = Counter(item.triple.object for item in items)
     common = {p: k for k, (p, _) in enumerate(Counter(predicates).most_common(250))}  # trees take 255 categories
     families = {name: k for k, name in enumerate(sorted({row_family(row) for row in rows}))}
-    spaces = {name: k for k, name in enumerate(sorted({p.rsplit("/", 1)[0] for p in predicates}))}
+    spaces = {name: k for k, name in enumerate(sorted({vocabulary(p) for p in predicates}))}
 
     def words(text: str) -> set[str]:
         return set(re.findall(r"\w{3,}", text.lower()))
 
-    extra = np.array([[common.get(p, 250), families[row_family(row)], spaces[p.rsplit("/", 1)[0]],
+    extra = np.array([[common.get(p, 250), families[row_family(row)], spaces[vocabulary(p)],
                        subjects[item.triple.subject_id], objects[item.triple.object], item.triple.object_id in subjects,
                        len(item.triple.object), len(words(item.triple.subject) & words(item.triple.object))]
                       for item, p, row in zip(items, predicates, rows)], float)
@@ -848,7 +850,8 @@ def within_allowed_true() -> None:
         model = HistGradientBoostingClassifier(categorical_features=[rows.shape[1] + k for k in range(3)], max_iter=300,
                                                learning_rate=0.05, min_samples_leaf=10, random_state=0)
         trees[test] = model.fit(wide[train], labels[train]).predict_proba(wide[test])[:, 1]
-    composed = np.array([v.p_true if v.p_true is not None else 0.5 for v in cross_validated(graph, documents)])
+    verdicts = cross_validated(graph, documents)
+    composed = np.array([v.p_true if v.p_true is not None else 0.5 for v in verdicts])
 
     def before_allowed(p: np.ndarray, gold: np.ndarray) -> int:
         allowed, true, wrong, best = int(0.03 * gold.sum()), 0, 0, 0
@@ -862,8 +865,8 @@ def within_allowed_true() -> None:
     # of their predicate and family of value (labels of all 8,893: a description, not a model).
     group = Counter((p, row_family(row)) for p, row in zip(predicates, rows))
     wrong_in = Counter((p, row_family(row)) for p, row, label in zip(predicates, rows, labels) if not label)
-    verdicts = cross_validated(graph, documents)
     left = [k for k, v in enumerate(verdicts) if read[k] and not labels[k] and v.verdict is not False]
+
     def where(key: tuple[str, str]) -> str:  # the triple itself left out
         others, wrong = group[key] - 1, wrong_in[key] - 1
         return ("no other triple" if not others else "under 5 others" if others < 5 else "under a quarter wrong"

@@ -19,7 +19,7 @@ from agentkgv.graph.evidence import GraphEvidence
 from agentkgv.graph.prior import DocumentSide, GraphPrior, Reviewed, refit_from_reviews
 from agentkgv.graph.profile import GraphProfile, GraphTriple, build_profile, claim_triple, file_triples
 from agentkgv.graph.shapes import profile_shapes, shape_findings
-from agentkgv.graph.values import Term, family, text_class, value_class
+from agentkgv.graph.values import Term, family, text_class, value_class, vocabulary
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -95,13 +95,15 @@ def test_a_graph_too_small_to_learn_a_predicate_flags_nothing_there():
     assert findings_of(people_graph(4) + [odd], odd) == []
 
 
-def test_a_rare_predicate_of_a_vocabulary_the_prior_has_labels_of_is_known_and_one_of_another_not():
+def test_a_rare_predicate_of_a_vocabulary_the_prior_was_fitted_on_is_known_and_one_of_another_not():
     """A DBpedia raw infobox key seen once (`heightweight`) is wrong as often as the raw keys the prior learned from:
-    its P(true) may call it false. A predicate of a vocabulary the prior has no labels of, seen as rarely, may not."""
-    prior = GraphPrior(weights={}, intercept=-2.0, offsets={f"{EX}homepage": 0.0}, fitted_on="test")
+    its P(true) may call it false. A predicate of a vocabulary the prior was not fitted on widely, seen as rarely, may
+    not, even where the prior has labels of some of that vocabulary's predicates (a user's reviews)."""
+    from agentkgv.graph.prior import MIN_VOCABULARY, fit_prior, feature_names
+
     other = "http://other.example/"
-    rare = [GraphTriple(person(1), f"{EX}heightweight", Term("literal", "185")),
-            GraphTriple(person(1), f"{other}heightweight", Term("literal", "185"))]
+    prior = GraphPrior(weights={}, intercept=-2.0, offsets={f"{other}homepage": 0.0}, vocabularies=[EX], fitted_on="test")
+    rare = [GraphTriple(person(1), f"{space}heightweight", Term("literal", "185")) for space in (EX, other)]
     checker = GraphChecker(build_profile(lambda: rare, "g"), rare, prior)
     assert checker.knows(f"{EX}heightweight") and not checker.knows(f"{other}heightweight")
     claims = [Triple("Person 1", "heightweight", "185", rdf=RdfTerms(f"<{EX}Person_1>", f"<{space}heightweight>", '"185"'))
@@ -109,7 +111,13 @@ def test_a_rare_predicate_of_a_vocabulary_the_prior_has_labels_of_is_known_and_o
     known, unknown = (compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, claim), checker) for claim in claims)
     assert known.outcome == Finding.GRAPH_CONTRADICTED.value and known.verdict is False
     assert unknown.verdict is None and unknown.outcome == Finding.NOT_ENOUGH_EVIDENCE.value
-    assert not checker.with_prior(prior.model_copy(update={"offsets": {}})).knows(f"{EX}heightweight")
+    # What makes a vocabulary known: labels of MIN_VOCABULARY of its predicates where the prior was fitted.
+    row = [1.0 if name == "value: a number" else 0.0 for name in feature_names()]
+    wide = [f"{EX}key{k}" for k in range(MIN_VOCABULARY)] * 2 + [f"{other}key{k}" for k in range(MIN_VOCABULARY - 1)] * 2
+    fitted = fit_prior([row] * len(wide), [k % 2 == 0 for k in range(len(wide))], wide, "test")
+    assert fitted.vocabularies == [EX]
+    assert vocabulary(f"{EX}a") == EX and vocabulary("http://www.w3.org/2000/01/rdf-schema#label").endswith("schema#")
+    assert vocabulary("http://example.org") == vocabulary("urn:isbn:1") == vocabulary("spouse") == ""
 
 
 def test_a_rare_type_is_flagged():
@@ -241,7 +249,7 @@ def test_another_value_contradicts_nothing_where_the_graph_gives_many_subjects_s
     assert compose(contradicted, single).outcome == Finding.CONTRADICTED.value
     # Another of several values was read as such already: it stands in this graph too.
     several = replace(contradicted, several_valued=True)
-    assert compose(several, checker) == replace(several, graph_value="an IRI of the graph")
+    assert compose(several, checker) == replace(several, value_family="an IRI of the graph")
     # A verdict with no confidence of its own keeps none.
     unchecked = Verdict("t", claim, None, "agentkgv", outcome=Finding.NOT_CHECKABLE.value)
     assert compose(unchecked, checker).confidence is None
@@ -361,14 +369,47 @@ def test_a_fitted_prior_learns_how_often_each_predicates_values_of_a_family_are_
     labels = ([k % 10 != 0 for k in range(40)] + [k % 5 == 0 for k in range(20)]
               + [k % 10 != 0 for k in range(40)] + [k % 5 == 0 for k in range(20)])
     prior = fit_prior(rows, labels, predicates, "test")
-    assert prior.p_true(link, named) < 0.4 < 0.7 < prior.p_true(name, named)
-    assert prior.p_true(name, team) < 0.4 < 0.7 < prior.p_true(link, team)
+    assert prior.p_true(link, named) < 0.45 < 0.75 < prior.p_true(name, named)
+    assert prior.p_true(name, team) < 0.45 < 0.75 < prior.p_true(link, team)
     # A user's reviews of a predicate whose links they find wrong, its names right.
     reviews = [Reviewed(f"{EX}homepage", 0.6, False, None, k < 20, "a name" if k < 20 else "an IRI of the graph")
                for k in range(40)]
     refit = refit_from_reviews(GraphPrior(weights={}, intercept=0.4, fitted_on="test"), reviews)
-    assert refit.p_true(link, f"{EX}homepage") < 0.4 < 0.7 < refit.p_true(name, f"{EX}homepage")
+    assert refit.p_true(link, f"{EX}homepage") < 0.45 < 0.7 < refit.p_true(name, f"{EX}homepage")
     assert refit.p_true(link, team) == refit.p_true(name, team) == pytest.approx(1 / (1 + math.exp(-0.4)))
+
+
+def test_families_count_no_label_twice_and_reviews_of_one_leave_the_others_as_they_were():
+    """A predicate whose labels are all of one family is shifted as it would be without families; reviews of one
+    family of a predicate leave its other families' P(true) as they were; a prior without families or vocabularies
+    pins as a prior saved before they existed did."""
+    from agentkgv.graph.prior import feature_names, prior_digest
+
+    names = feature_names()
+    name, link = ([1.0 if n == f"value: {family}" else 0.0 for n in names] for family in ("a name", "an IRI of the graph"))
+    prior = GraphPrior(weights={}, intercept=0.0, fitted_on="test")
+    labels = [k < 3 for k in range(10)]
+    plain = prior.refit_offsets([f"{EX}p"] * 10, [0.5] * 10, labels)
+    one = prior.refit_offsets([f"{EX}p"] * 10, [0.5] * 10, labels, ["a name"] * 10)
+    assert one.p_true(name, f"{EX}p") == pytest.approx(plain.p_true(name, f"{EX}p"))
+    assert plain.p_true(name, f"{EX}p") == pytest.approx((3 + 10 * 0.5) / 20)  # ten labels' weight toward the model
+    # Names right, links wrong, from DBpedia's labels; then a user reviews links only.
+    both = prior.refit_offsets([f"{EX}p"] * 40, [0.5] * 40, [k < 20 for k in range(40)],
+                               ["a name"] * 20 + ["an IRI of the graph"] * 20)
+    assert both.p_true(link, f"{EX}p") < 0.4 < 0.6 < both.p_true(name, f"{EX}p")
+    # Refitted on the same labels at the P(true) it gives them, it is the same prior: its offsets are taken out first.
+    again = both.refit_offsets([f"{EX}p"] * 40, [both.p_true(row, f"{EX}p") for row in [name] * 20 + [link] * 20],
+                               [k < 20 for k in range(40)], ["a name"] * 20 + ["an IRI of the graph"] * 20)
+    assert again.offsets == pytest.approx(both.offsets)
+    assert again.families[f"{EX}p"] == pytest.approx(both.families[f"{EX}p"])
+    reviews = [Reviewed(f"{EX}p", both.p_true(link, f"{EX}p"), True, None, k < 5, "an IRI of the graph")
+               for k in range(10)]
+    refit = refit_from_reviews(both, reviews)
+    assert refit.p_true(name, f"{EX}p") == pytest.approx(both.p_true(name, f"{EX}p"))
+    assert refit.p_true(link, f"{EX}p") > both.p_true(link, f"{EX}p")  # half of them right: more than it thought
+    assert prior_digest(GraphPrior(weights={"value: a name": 1.0}, intercept=0.5, offsets={f"{EX}p": 0.1},
+                                   fitted_on="test")) == "c33e28ce5eb616f7"
+    assert prior_digest(both) != prior_digest(both.model_copy(update={"families": {}}))
 
 
 def test_reviews_teach_the_prior_how_much_the_documents_count():

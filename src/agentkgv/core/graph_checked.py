@@ -2,7 +2,7 @@
 graph findings join its verdict, and its P(true) is the one the graph and the documents give together.
 
 The graph's P(true) counts only where the graph knows the triple (a finding, a predicate it holds enough triples
-of, or reviews of it): its model was fitted on a real graph's base rates, which need not be this graph's, and
+of, labels of it, or labels of many of its vocabulary's: `GraphChecker.knows`): its model was fitted on a real graph's base rates, which need not be this graph's, and
 would put a small graph's supported population under 0.5 on DBpedia's share of wrong numbers.
 - Where the documents decided (supported, contradicted, or a value of a kind its relation never takes): a graph
   with no finding on the triple leaves their verdict. Its model weighs documents as they read on DBpedia's
@@ -55,10 +55,9 @@ def _composed(verdict: Verdict, checker: GraphChecker, false_below: float) -> Ve
             return replace(composed, confidence=None if composed.p_true is None else max(composed.p_true, 1 - composed.p_true))
         return replace(composed, reason=f"{composed.reason} ({voided.reason})")
     triple = claim_triple(verdict.triple)
-    findings, value = checker.findings(triple), checker.value_family(triple)
-    # The graph's P(true) counts only where the graph has something to say of this triple: a finding, a predicate
-    # it holds enough triples of to profile, or reviews of the predicate. The model's base rates are a real
-    # graph's, not necessarily this one's.
+    findings, family = checker.findings(triple), checker.value_family(triple)
+    # The graph's P(true) counts only where the graph has something to say of this triple: a finding, or a predicate
+    # it knows (`GraphChecker.knows`). The model's base rates are a real graph's, not necessarily this one's.
     knows = bool(findings) or checker.knows(triple.predicate)
     decided = verdict.finding in DOCUMENTS_DECIDE and verdict.p_true is not None
     # Pages support a wrong value as readily as a true one where both names occur (DBpedia's `name | Mssassi,
@@ -66,14 +65,14 @@ def _composed(verdict: Verdict, checker: GraphChecker, false_below: float) -> Ve
     # its P(true) ranks what the pages support, at 0.5 or above. Any other decision it leaves as it is.
     ranked = decided and not findings and knows and verdict.finding == Finding.SUPPORTED.value
     if decided and not findings and not ranked:
-        return replace(verdict, graph=findings, graph_value=value)
+        return replace(verdict, graph=findings, value_family=family)
     side = documents_side(verdict)
     p = checker.p_true(triple, findings, side)
     # A supported triple the model doubts stands at 0.5, a P(true) the model did not give: `learn` refits the
     # model from the P(true) it gave only.
     given = not ranked or p >= 0.5
     p = max(p, 0.5) if ranked else p
-    composed = replace(verdict, graph=findings, graph_value=value, p_true=p, p_true_by_graph=given,
+    composed = replace(verdict, graph=findings, value_family=family, p_true=p, p_true_by_graph=given,
                        documents_p_true=None if side is None else side.p_true,
                        confidence=(p if verdict.verdict else 1 - p) if verdict.verdict is not None else verdict.confidence)
     if ranked:
@@ -119,7 +118,7 @@ def as_reviewed(verdict: Verdict, label: bool) -> Reviewed:
     """A composed verdict a person labelled, as the graph prior is refitted from it (graph/prior.py)."""
     assert verdict.p_true is not None
     return Reviewed(claim_triple(verdict.triple).predicate, verdict.p_true, verdict.p_true_by_graph,
-                    verdict.documents_p_true, label, verdict.graph_value)
+                    verdict.documents_p_true, label, verdict.value_family)
 
 
 def documents_side(verdict: Verdict) -> DocumentSide | None:

@@ -91,7 +91,7 @@ class Verdict:
     documents_p_true: float | None = None
     # The family of value the graph read the object as (graph/prior.py `value_family`), where the run read the graph:
     # `learn` refits how often a predicate's values of each family are wrong.
-    graph_value: str | None = None
+    value_family: str | None = None
 
     @property
     def finding(self) -> str:

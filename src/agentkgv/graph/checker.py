@@ -15,8 +15,8 @@ from pydantic import Field
 from agentkgv.graph.evidence import DEFAULT_RULES, MIN_SUPPORT, GraphEvidence, GraphFinding, GraphRule
 from agentkgv.graph.prior import DocumentSide, GraphPrior, PredicateStats, features, prior_digest, value_family
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict, build_profile
-from agentkgv.graph.values import vocabulary
 from agentkgv.graph.shapes import shape_findings
+from agentkgv.graph.values import vocabulary
 
 # The share of a predicate's subjects (of MIN_SUPPORT or more) that the graph gives several values of, from which
 # the predicate takes several in this graph whatever its name says elsewhere: DBpedia's `genre` (24% of its
@@ -25,9 +25,9 @@ from agentkgv.graph.shapes import shape_findings
 # (`SecondValue` flags one where 95% of subjects have one).
 MANY_VALUES_SHARE = 0.2
 # The P(true) under which the graph contradicts a triple no trusted passage supports, where it knows the triple. Of
-# 0.3, 0.35, 0.4, 0.45 and 0.5 on the DBpedia development set (cross-validated, BENCHMARKS.md), the highest at which
-# the precision of "false" stays at 0.8 or more and true triples called false under 3% over the 400 with pages (0.84,
-# 2.3%); over all 8,893 triples its precision is 0.79 (0.35: 0.82, finding 35 fewer wrong triples).
+# 0.3, 0.35, 0.4, 0.45 and 0.5 on the DBpedia development set (cross-validated, BENCHMARKS.md), the highest at which the
+# precision of "false" stays at 0.8 or more and true triples called false under 3%, over the 400 with pages and over
+# all 8,893 triples (0.45: 0.82 and 0.73).
 GRAPH_FALSE_BELOW = 0.4
 
 
@@ -55,14 +55,13 @@ class GraphChecker:
         return checker
 
     def _read_with(self, prior: GraphPrior) -> None:
-        self.prior = prior
-        self.vocabularies = frozenset(vocabulary(predicate) for predicate in prior.offsets) - {""}
+        self.prior, self.vocabularies = prior, frozenset(prior.vocabularies)
 
     def knows(self, predicate: str) -> bool:
         """Whether the graph says enough of a predicate for its P(true) alone to decide: the prior has labels of it
-        or of its vocabulary (a user's reviews, or the labelled graph the prior was fitted on: DBpedia's rarest raw
-        infobox keys are wrong as often as its others, whose base rates the prior learned), or the profile holds
-        enough of its triples."""
+        (a user's reviews, or the labelled graph the prior was fitted on) or was fitted on labels of many of its
+        vocabulary's (`GraphPrior.vocabularies`: DBpedia's rarest raw infobox keys are wrong as often as the others
+        it learned from), or the profile holds enough of its triples."""
         counts = self.profile.predicates.get(predicate)
         return (predicate in self.prior.offsets or vocabulary(predicate) in self.vocabularies
                 or (counts is not None and counts.triples >= MIN_SUPPORT))

@@ -28,11 +28,15 @@ from pathlib import Path
 from agentkgv.data.errors import DataError
 from agentkgv.graph.evidence import DEFAULT_RULES, SHAPE_RULE, GraphFinding
 from agentkgv.graph.profile import GraphProfile, GraphTriple, Strict
-from agentkgv.graph.values import AUXILIARY_NODE, MALFORMED, family
+from agentkgv.graph.values import AUXILIARY_NODE, MALFORMED, family, vocabulary
 
 SHIPPED = "prior.json"
-# How many reviews of a predicate weigh as much as the model's expectation of it.
+# How many labels of a predicate (or of a family of value within it) weigh as much as the expectation they are shrunk
+# toward: the model's for a predicate, the predicate's other families' for a family.
 SHRINKAGE = 10.0
+# The fewest predicates with labels that make a vocabulary (a namespace, `graph/values.vocabulary`) one the prior
+# knows: its rarest predicates are then judged on its base rates (DBpedia's raw infobox keys, its ontology's).
+MIN_VOCABULARY = 20
 _FAMILIES = ("an IRI of the graph", "an IRI of another site", "a namespaced page", AUXILIARY_NODE, "a blank node",
              "a name", "a number", "a quantity with a unit", "a year", "a date", "a year and month", "a month and day",
              "a range of years", "a URL", "a malformed value")
@@ -91,7 +95,10 @@ _VALUES = [(k, name.removeprefix("value: ")) for k, name in enumerate(feature_na
 
 def row_family(row: Sequence[float]) -> str:
     """The family of value a feature row was made for."""
-    return next(name for k, name in _VALUES if row[k])
+    found = next((name for k, name in _VALUES if row[k]), None)
+    if found is None:
+        raise ValueError("a feature row names no family of value: rows are made by `features`")
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,24 +151,29 @@ def features(triple: GraphTriple, value_kind: str, findings: Sequence[GraphFindi
 
 class GraphPrior(Strict):
     """The fitted model: a weight per feature (by name), an intercept, and from labels or reviews how much the
-    documents count (`documents`), per-predicate offsets, and within a predicate per-family-of-value offsets
-    (`kinds`: predicate, then family, as `value_family` names it)."""
+    documents count (`documents`), per-predicate offsets, within a predicate per-family-of-value offsets (`families`:
+    predicate, then family, as `value_family` names it), and the vocabularies the labels covered widely enough for
+    their rarest predicates to be judged (`vocabularies`)."""
 
     weights: dict[str, float]
     intercept: float
     # The weights say how much DBpedia's gathered pages counted; a user's reviews say how much theirs do.
     documents: DocumentsRefit = DocumentsRefit()
     offsets: dict[str, float] = {}
-    kinds: dict[str, dict[str, float]] = {}
+    families: dict[str, dict[str, float]] = {}
+    vocabularies: list[str] = []
     fitted_on: str
 
-    def offset(self, row: Sequence[float], predicate: str) -> float:
-        """What the labels of its predicate, and of its predicate's values of its family, add to a triple's log-odds."""
-        return self.offsets.get(predicate, 0.0) + self.kinds.get(predicate, {}).get(row_family(row), 0.0)
+    def family_offset(self, predicate: str, family: str | None) -> float:
+        return self.families.get(predicate, {}).get(family, 0.0) if family else 0.0
+
+    def offset(self, predicate: str, family: str | None) -> float:
+        """What the labels of a predicate, and of its values of a family, add to a triple's log-odds."""
+        return self.offsets.get(predicate, 0.0) + self.family_offset(predicate, family)
 
     def log_odds(self, row: Sequence[float], predicate: str) -> float:
         z = self.intercept + sum(self.weights.get(name, 0.0) * value for name, value in zip(feature_names(), row))
-        return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offset(row, predicate)
+        return self.documents.apply(z, row[_DOCUMENTS_LOG_ODDS]) + self.offset(predicate, row_family(row))
 
     def lowest(self, row: Sequence[float], predicate: str) -> str:
         """What lowers a triple's log-odds most: a feature's name, its predicate's labels, or (where nothing
@@ -171,9 +183,9 @@ class GraphPrior(Strict):
                  for name, value in zip(feature_names(), row) if value]
         parts.append((refit.weight * row[_DOCUMENTS_LOG_ODDS], "documents: log-odds"))
         parts.append((self.offsets.get(predicate, 0.0), "labels: its predicate's triples were often wrong where labelled"))
-        value = row_family(row)
-        parts.append((self.kinds.get(predicate, {}).get(value, 0.0),
-                      f"labels: its predicate's triples whose value is {value} were often wrong where labelled"))
+        family = row_family(row)
+        parts.append((self.family_offset(predicate, family),
+                      f"labels: its predicate's triples whose value is {family} were often wrong where labelled"))
         low = min(parts)
         return low[1] if low[0] < 0 else "base: such triples are often wrong in such graphs"
 
@@ -181,29 +193,32 @@ class GraphPrior(Strict):
         return 1 / (1 + math.exp(-self.log_odds(row, predicate)))
 
     def refit_offsets(self, predicates: Sequence[str], probabilities: Sequence[float], labels: Sequence[bool],
-                      values: Sequence[str | None] | None = None, strength: float = SHRINKAGE) -> GraphPrior:
-        """Offsets from labels or reviews: each predicate's true share among its labelled triples, shrunk toward what
-        this prior expects of them without its offsets by `strength` labels' weight, as a shift of log-odds; then,
-        where `values` gives a triple's family of value (None: not known), each family's share within its predicate,
-        shrunk the same way toward what the prior with the predicate's new offset expects of them. `probabilities`
-        are this prior's P(true) of the labelled triples, as their verdicts carry it."""
-        values = values if values is not None else [None] * len(predicates)
-        rows = [(predicate, value, _logit(p) - self.offsets.get(predicate, 0.0)
-                 - (self.kinds.get(predicate, {}).get(value, 0.0) if value else 0.0), bool(label))
-                for predicate, value, p, label in zip(predicates, values, probabilities, labels)]
-        by_predicate: dict[str, list[tuple[float, bool]]] = {}
-        for predicate, _, z, label in rows:
-            by_predicate.setdefault(predicate, []).append((z, label))
-        offsets = dict(self.offsets) | {predicate: _shrunk_offset(pairs, strength)
-                                        for predicate, pairs in by_predicate.items()}
-        by_value: dict[tuple[str, str], list[tuple[float, bool]]] = {}
-        for predicate, value, z, label in rows:
-            if value:
-                by_value.setdefault((predicate, value), []).append((z + offsets[predicate], label))
-        kinds = {predicate: dict(families) for predicate, families in self.kinds.items()}
-        for (predicate, value), pairs in by_value.items():
-            kinds.setdefault(predicate, {})[value] = _shrunk_offset(pairs, strength)
-        return self.model_copy(update={"offsets": offsets, "kinds": kinds})
+                      families: Sequence[str | None] | None = None, strength: float = SHRINKAGE) -> GraphPrior:
+        """Offsets from labels or reviews, as shifts of log-odds from what the model expects without any: each
+        labelled predicate's true share, shrunk toward the model by `strength` labels' weight; and where `families`
+        gives a triple's family of value (None: not known), each labelled family's, shrunk by as many toward the
+        predicate's shift learned from its other families' labels, so that no label counts twice and a predicate of
+        one family is shifted as it would be without families. A family its labels do not cover keeps its P(true).
+        `probabilities` are this prior's P(true) of the labelled triples, as their verdicts carry it."""
+        families = families if families is not None else [None] * len(predicates)
+        groups: dict[str, list[tuple[str | None, float, bool]]] = {}
+        for predicate, family, p, label in zip(predicates, families, probabilities, labels):
+            groups.setdefault(predicate, []).append((family, _logit(p) - self.offset(predicate, family), bool(label)))
+        offsets = dict(self.offsets)
+        shifts = {predicate: dict(by_family) for predicate, by_family in self.families.items()}
+        for predicate, group in groups.items():
+            offsets[predicate] = _shrunk_offset([(z, label) for _, z, label in group], strength)
+            by_family = shifts.setdefault(predicate, {})
+            for family in by_family:
+                by_family[family] += self.offsets.get(predicate, 0.0) - offsets[predicate]
+            for family in {family for family, _, _ in group if family}:
+                others = [(z, label) for other, z, label in group if other != family]
+                toward = _shrunk_offset(others, strength) if others else 0.0
+                own = _shrunk_offset([(z + toward, label) for other, z, label in group if other == family], strength)
+                by_family[family] = toward + own - offsets[predicate]
+        return self.model_copy(update={"offsets": offsets,
+                                       "families": {predicate: by_family for predicate, by_family in shifts.items()
+                                                    if by_family}})
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +249,7 @@ def _shrunk_offset(pairs: Sequence[tuple[float, bool]], strength: float) -> floa
 def prior_digest(prior: GraphPrior) -> str:
     """What a run pins of the prior it read. A refit that changes nothing is left out, so that a prior saved before
     refits existed pins as it did, and its runs resume and `learn` from them."""
-    unchanged = {name for name, default in (("documents", DocumentsRefit()), ("kinds", {}))
+    unchanged = {name for name, default in (("documents", DocumentsRefit()), ("families", {}), ("vocabularies", []))
                  if getattr(prior, name) == default} or None
     return hashlib.sha256(prior.model_dump_json(exclude=unchanged).encode()).hexdigest()[:16]
 
@@ -255,7 +270,7 @@ class Reviewed:
     prior_gave: bool
     documents_p_true: float | None
     label: bool
-    value: str | None = None
+    family: str | None = None
 
     @property
     def documents_log_odds(self) -> float:
@@ -266,23 +281,21 @@ def refit_from_reviews(prior: GraphPrior, reviewed: Sequence[Reviewed]) -> Graph
     """`prior` refitted on a user's reviews, as `learn` does: first how much the documents count, on the reviewed
     triples whose P(true) the prior gave (`fit_refit`; unchanged where fewer than `MIN_REFIT` of them, or of one
     label only), then the offsets on all, each at the P(true) the refit gives it."""
-    def offset(r: Reviewed) -> float:
-        kind = prior.kinds.get(r.predicate, {}).get(r.value, 0.0) if r.value else 0.0
-        return prior.offsets.get(r.predicate, 0.0) + kind
-
     given = [r for r in reviewed if r.prior_gave]
     change = DocumentsRefit()
     if len(given) >= MIN_REFIT and len({r.label for r in given}) == 2:
-        change = fit_refit([_logit(r.p_true) - offset(r) for r in given],
+        change = fit_refit([_logit(r.p_true) - prior.offset(r.predicate, r.family) for r in given],
                            [r.documents_log_odds for r in given], [r.label for r in given])
     refit = prior.model_copy(update={"documents": prior.documents.then(change)})
 
     def now(r: Reviewed) -> float:
+        offset = prior.offset(r.predicate, r.family)
         if not r.prior_gave:
-            return r.p_true
-        return 1 / (1 + math.exp(-(change.apply(_logit(r.p_true) - offset(r), r.documents_log_odds) + offset(r))))
+            # The documents gave it, no offset in it: `refit_offsets` takes the offsets out of what it is given.
+            return 1 / (1 + math.exp(-(_logit(r.p_true) + offset)))
+        return 1 / (1 + math.exp(-(change.apply(_logit(r.p_true) - offset, r.documents_log_odds) + offset)))
     return refit.refit_offsets([r.predicate for r in reviewed], [now(r) for r in reviewed], [r.label for r in reviewed],
-                               [r.value for r in reviewed])
+                               [r.family for r in reviewed])
 
 
 def fit_refit(z: Sequence[float], d: Sequence[float], labels: Sequence[bool],
@@ -314,12 +327,18 @@ def fit_prior(rows: Sequence[Sequence[float]], labels: Sequence[bool], predicate
     """A logistic model of the labels from the feature rows (scikit-learn, L2 with `c`), then each predicate's offset
     and each family of value's within it from its labelled triples, as `learn` refits them from reviews
     (`GraphPrior.refit_offsets`): the shares of wrong triples of a real graph's predicates differ more than their
-    profiles say (DBpedia's `homepage` 77%, `birthPlace` 6%), and so do a predicate's values of different families."""
+    profiles say (DBpedia's `homepage` 77%, `birthPlace` 6%), and so do a predicate's values of different families.
+    The vocabularies of `MIN_VOCABULARY` labelled predicates or more are kept as ones it knows."""
     from sklearn.linear_model import LogisticRegression
 
     labels = [bool(label) for label in labels]
     model = LogisticRegression(C=c, max_iter=2000).fit(list(rows), labels)
     prior = GraphPrior(weights={name: float(w) for name, w in zip(feature_names(), model.coef_[0])},
                        intercept=float(model.intercept_[0]), fitted_on=fitted_on)
+    labelled: dict[str, set[str]] = {}
+    for predicate in predicates:
+        labelled.setdefault(vocabulary(predicate), set()).add(predicate)
+    prior = prior.model_copy(update={"vocabularies": sorted(
+        space for space, covered in labelled.items() if space and len(covered) >= MIN_VOCABULARY)})
     return prior.refit_offsets(predicates, [prior.p_true(row, p) for row, p in zip(rows, predicates)], labels,
                                [row_family(row) for row in rows])

@@ -96,8 +96,10 @@ def local_part(iri: str) -> str:
 
 
 def vocabulary(iri: str) -> str:
-    """The namespace an IRI's local part is named in (`http://dbpedia.org/property/` of DBpedia's raw keys)."""
-    return iri[:len(iri.rstrip("/#")) - len(local_part(iri))]
+    """The namespace an IRI's local part is named in (`http://dbpedia.org/property/` of DBpedia's raw keys); "" for a
+    name without one (a bare name, a URN, a host alone)."""
+    space = iri[:len(iri.rstrip("/#")) - len(local_part(iri))]
+    return "" if space.endswith("://") else space
 
 
 def loops_back(subject: Term, obj: Term) -> bool:
