@@ -869,8 +869,11 @@ def within_allowed_true() -> None:
 
     def where(key: tuple[str, str]) -> str:  # the triple itself left out
         others, wrong = group[key] - 1, wrong_in[key] - 1
-        return ("no other triple" if not others else "under 5 others" if others < 5 else "under a quarter wrong"
-                if wrong / others < 0.25 else "a quarter to a half wrong" if wrong / others < 0.5 else "half or more wrong")
+        if others < 5:
+            return "no other triple" if not others else "under 5 others"
+        share = wrong / others
+        return ("under a quarter wrong" if share < 0.25 else "a quarter to a half wrong" if share < 0.5
+                else "half or more wrong")
 
     shares = Counter(where((predicates[k], row_family(rows[k]))) for k in left)
     print(f"the 400's wrong triples not called false ({len(left)}), by the graph's other triples of their predicate "

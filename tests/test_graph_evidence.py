@@ -102,18 +102,20 @@ def test_a_rare_predicate_of_a_vocabulary_the_prior_was_fitted_on_is_known_and_o
     from agentkgv.graph.prior import MIN_VOCABULARY, fit_prior, feature_names
 
     other = "http://other.example/"
-    prior = GraphPrior(weights={}, intercept=-2.0, offsets={f"{other}homepage": 0.0}, vocabularies=[EX], fitted_on="test")
+    prior = GraphPrior(weights={}, intercept=-2.0, offsets={f"{other}homepage": 0.0}, vocabularies=[EX],
+                       fitted_on="test")
     rare = [GraphTriple(person(1), f"{space}heightweight", Term("literal", "185")) for space in (EX, other)]
     checker = GraphChecker(build_profile(lambda: rare, "g"), rare, prior)
     assert checker.knows(f"{EX}heightweight") and not checker.knows(f"{other}heightweight")
-    claims = [Triple("Person 1", "heightweight", "185", rdf=RdfTerms(f"<{EX}Person_1>", f"<{space}heightweight>", '"185"'))
-              for space in (EX, other)]
+    claims = [Triple("Person 1", "heightweight", "185",
+                     rdf=RdfTerms(f"<{EX}Person_1>", f"<{space}heightweight>", '"185"')) for space in (EX, other)]
     known, unknown = (compose(verdict(Finding.NOT_ENOUGH_EVIDENCE.value, claim), checker) for claim in claims)
     assert known.outcome == Finding.GRAPH_CONTRADICTED.value and known.verdict is False
     assert unknown.verdict is None and unknown.outcome == Finding.NOT_ENOUGH_EVIDENCE.value
     # What makes a vocabulary known: labels of MIN_VOCABULARY of its predicates where the prior was fitted.
     row = [1.0 if name == "value: a number" else 0.0 for name in feature_names()]
-    wide = [f"{EX}key{k}" for k in range(MIN_VOCABULARY)] * 2 + [f"{other}key{k}" for k in range(MIN_VOCABULARY - 1)] * 2
+    wide = [f"{EX}key{k}" for k in range(MIN_VOCABULARY)] * 2 + [f"{other}key{k}"
+                                                                 for k in range(MIN_VOCABULARY - 1)] * 2
     fitted = fit_prior([row] * len(wide), [k % 2 == 0 for k in range(len(wide))], wide, "test")
     assert fitted.vocabularies == [EX]
     assert vocabulary(f"{EX}a") == EX and vocabulary("http://www.w3.org/2000/01/rdf-schema#label").endswith("schema#")
@@ -386,7 +388,8 @@ def test_families_count_no_label_twice_and_reviews_of_one_leave_the_others_as_th
     from agentkgv.graph.prior import feature_names, prior_digest
 
     names = feature_names()
-    name, link = ([1.0 if n == f"value: {family}" else 0.0 for n in names] for family in ("a name", "an IRI of the graph"))
+    name, link = ([1.0 if n == f"value: {family}" else 0.0 for n in names]
+                  for family in ("a name", "an IRI of the graph"))
     prior = GraphPrior(weights={}, intercept=0.0, fitted_on="test")
     labels = [k < 3 for k in range(10)]
     plain = prior.refit_offsets([f"{EX}p"] * 10, [0.5] * 10, labels)

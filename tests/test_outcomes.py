@@ -169,8 +169,8 @@ def test_the_kind_of_a_triple():
     # A homepage on another host than the subject's is a link, whatever the graph names it by (its host, written with
     # spaces for underscores): no page's prose states or denies it, so a band's "jazz" is no other website.
     def homepage(host: str, predicate: str = "homepage") -> Triple:
-        return Triple("Marrowick Quartet", predicate, host.replace("_", " "), subject_id="http://example.org/Marrowick_Quartet",
-                      object_id=f"http://{host}/")
+        return Triple("Marrowick Quartet", predicate, host.replace("_", " "),
+                      subject_id="http://example.org/Marrowick_Quartet", object_id=f"http://{host}/")
     assert Claim.of(homepage("marrowick_quartet.example.com")).kind is Kind.NOT_CHECKABLE
     assert Claim.of(homepage("example.org", "homepage")).kind is Kind.ENTITY  # the graph's own host: one of its things
     assert Claim.of(homepage("lembrook.example.com", "hometown")).kind is Kind.ENTITY  # no link's predicate

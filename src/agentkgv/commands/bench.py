@@ -284,8 +284,8 @@ def bench_dbpedia_graph(ws: Workspace, run: RunConfig, index_name: str, run_name
 def train_graph_prior(ws: Workspace, output: Path | None, index_name: str = "dbpedia-docs", run_name: str = "dbpedia",
                       hooks: Hooks = SILENT) -> GraphPrior:
     """The graph prior fitted on the whole DBpedia development set (its per-predicate and per-family offsets and the
-    vocabularies it knows too), the documents' verdicts of the triples with pages read as `bench-dbpedia` reads them; saved to `output`, or
-    over the shipped one."""
+    vocabularies it knows too), the documents' verdicts of the triples with pages read as `bench-dbpedia` reads
+    them; saved to `output`, or over the shipped one."""
     bench_dbpedia(ws, RunConfig(), ["agentkgv"], index_name, run_name, hooks=hooks, forms=("iri",))
     documents = load_run(ws.runs / run_name / "agentkgv.iri.jsonl")
     graph = LabelledGraph.of(list(iter_dbpedia(ws.data)), "dbpedia")

@@ -99,8 +99,8 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
     mine = {v.id for v in judged_by(list(verdicts.values()), rare)}
     if not any(r.id in mine for r in reviews):
         which, other = ("rare-relation", "`learn` without --rare") if rare else ("main", "`learn --rare`")
-        raise NothingToLearn(review, f"no reviewed triple was judged by the {which} reader: {other} adapts the one that "
-                                     "did")
+        raise NothingToLearn(review, f"no reviewed triple was judged by the {which} reader: {other} adapts the one "
+                                     "that did")
     reviews = [r for r in reviews if r.id in mine]  # each reader learns from the triples it judged
     current = ReaderFolder.open(source).calibrated
     if len(reviews) < TUNE_AT:

@@ -39,7 +39,8 @@ def learn(review: Annotated[Path, typer.Argument(help="The review queue CSV with
         after, before = learned.calibration_after, learned.calibration_before
         print_table(f"Learned from {learned.reviews} reviewed triples ({learned.true_reviews} true) -> {lesson.reader}",
                     ["", "Before", "After"],
-                    [["macro-F1 on the reviewed triples", f"{learned.macro_f1_before:.3f}", f"{learned.macro_f1_after:.3f}"],
+                    [["macro-F1 on the reviewed triples", f"{learned.macro_f1_before:.3f}",
+                      f"{learned.macro_f1_after:.3f}"],
                      ["true at P(true) >=", f"{before['true_at']:.3f}", f"{after['true_at']:.3f}"],
                      ["false below P(true)", f"{before['false_at']:.3f}", f"{after['false_at']:.3f}"],
                      ["verdicts changed", "", str(learned.changed)],

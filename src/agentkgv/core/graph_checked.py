@@ -2,8 +2,9 @@
 graph findings join its verdict, and its P(true) is the one the graph and the documents give together.
 
 The graph's P(true) counts only where the graph knows the triple (a finding, a predicate it holds enough triples
-of, labels of it, or labels of many of its vocabulary's: `GraphChecker.knows`): its model was fitted on a real graph's base rates, which need not be this graph's, and
-would put a small graph's supported population under 0.5 on DBpedia's share of wrong numbers.
+of, labels of it, or labels of many of its vocabulary's: `GraphChecker.knows`): its model was fitted on a real
+graph's base rates, which need not be this graph's, and would put a small graph's supported population under 0.5
+on DBpedia's share of wrong numbers.
 - Where the documents decided (supported, contradicted, or a value of a kind its relation never takes): a graph
   with no finding on the triple leaves their verdict. Its model weighs documents as they read on DBpedia's
   pages, where they were little better than chance, so from base rates alone it would send every contradiction
