@@ -410,6 +410,9 @@ def test_families_count_no_label_twice_and_reviews_of_one_leave_the_others_as_th
     refit = refit_from_reviews(both, reviews)
     assert refit.p_true(name, f"{EX}p") == pytest.approx(both.p_true(name, f"{EX}p"))
     assert refit.p_true(link, f"{EX}p") > both.p_true(link, f"{EX}p")  # half of them right: more than it thought
+    # Reviews that do not say their triples' family (a verdict made before families) speak of the whole predicate.
+    unsaid = refit_from_reviews(both, [replace(r, family=None, label=False) for r in reviews])
+    assert all(unsaid.p_true(row, f"{EX}p") < both.p_true(row, f"{EX}p") for row in (name, link))
     assert prior_digest(GraphPrior(weights={"value: a name": 1.0}, intercept=0.5, offsets={f"{EX}p": 0.1},
                                    fitted_on="test")) == "c33e28ce5eb616f7"
     assert prior_digest(both) != prior_digest(both.model_copy(update={"families": {}}))

@@ -198,8 +198,10 @@ class GraphPrior(Strict):
         labelled predicate's true share, shrunk toward the model by `strength` labels' weight; and where `families`
         gives a triple's family of value (None: not known), each labelled family's, shrunk by as many toward the
         predicate's shift learned from its other families' labels, so that no label counts twice and a predicate of
-        one family is shifted as it would be without families. A family its labels do not cover keeps its P(true).
-        `probabilities` are this prior's P(true) of the labelled triples, as their verdicts carry it."""
+        one family is shifted as it would be without families. A family its labels do not cover that has an offset of
+        its own keeps its P(true), where every label says its family (a label that does not speaks of the whole
+        predicate); one without follows its predicate's shift. `probabilities` are this prior's P(true) of the
+        labelled triples, as their verdicts carry it."""
         families = families if families is not None else [None] * len(predicates)
         groups: dict[str, list[tuple[str | None, float, bool]]] = {}
         for predicate, family, p, label in zip(predicates, families, probabilities, labels):
@@ -209,8 +211,9 @@ class GraphPrior(Strict):
         for predicate, group in groups.items():
             offsets[predicate] = _shrunk_offset([(z, label) for _, z, label in group], strength)
             by_family = shifts.setdefault(predicate, {})
-            for family in by_family:
-                by_family[family] += self.offsets.get(predicate, 0.0) - offsets[predicate]
+            if all(family for family, _, _ in group):
+                for family in by_family:
+                    by_family[family] += self.offsets.get(predicate, 0.0) - offsets[predicate]
             for family in {family for family, _, _ in group if family}:
                 others = [(z, label) for other, z, label in group if other != family]
                 toward = _shrunk_offset(others, strength) if others else 0.0

@@ -77,9 +77,12 @@ class NotCheckable:
 def _links_out(triple: Triple) -> bool:
     """An object IRI on another host than the subject's: a link out of the graph (a homepage), which the graph names
     by its host (`marrowick_quartet.example.com`), not a thing of the graph a page could name."""
-    hosts = [urlsplit(iri).hostname if iri and iri.startswith(("http://", "https://")) else None
-             for iri in (triple.subject_id, triple.object_id)]
-    return None not in hosts and hosts[0] != hosts[1]
+    try:
+        hosts = [urlsplit(iri).hostname if iri and iri.startswith(("http://", "https://")) else None
+                 for iri in (triple.subject_id, triple.object_id)]
+    except ValueError:  # a malformed host (an unmatched bracket) is no link a page could be said to name either
+        return False
+    return None not in hosts and hosts[0].removeprefix("www.") != hosts[1].removeprefix("www.")
 
 
 def _unnamed(triple: Triple) -> bool:

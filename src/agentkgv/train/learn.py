@@ -79,8 +79,8 @@ def reviewed_verdicts(verdicts: dict[str, Verdict], reviews: Sequence[Review], r
         reviewed.append(verdict)
     true = sum(r.label for r in reviews)
     if len(reviews) < MIN_REVIEWS or true in (0, len(reviews)):
-        raise DataError(review_path, f"{len(reviews)} reviewed triples ({true} true): learning needs at least "
-                                     f"{MIN_REVIEWS}, with both verdicts among them")
+        raise NothingToLearn(review_path, f"{len(reviews)} reviewed triples ({true} true): learning needs at least "
+                                          f"{MIN_REVIEWS}, with both verdicts among them")
     return reviewed
 
 
