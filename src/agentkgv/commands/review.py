@@ -103,8 +103,8 @@ def learn_from_review(ws: Workspace, review: Path, verdicts_file: Path, name: st
                                      "that did")
     reviews = [r for r in reviews if r.id in mine]  # each reader learns from the triples it judged
     if not any(learnable(v) for v in reviewed_verdicts(verdicts, reviews, review)):
-        raise NothingToLearn(review, f"none of the {len(reviews)} reviewed triples the reader judged was decided by its "
-                                     "reading (links, labels, what the graph decided): nothing to refit it on")
+        raise NothingToLearn(review, f"none of the {len(reviews)} reviewed triples the reader judged was decided by "
+                                     "its reading (links, labels, what the graph decided): nothing to refit it on")
     current = ReaderFolder.open(source).calibrated
     if len(reviews) < TUNE_AT:
         calibration, learned = learn_calibration(verdicts, reviews, review, current)
