@@ -11,7 +11,7 @@ import pytest
 from agentkgv.reader_agent.absence import AbsenceIsUnknown
 from agentkgv.core.verdict import Finding
 from agentkgv.reader_agent.calibration import Calibration, Evidence
-from agentkgv.reader_agent.claims import Claim, Kind, name_forms
+from agentkgv.reader_agent.claims import Claim, Kind, links_out, name_forms
 from agentkgv.reader_agent.relation_cues import RelationCues, stems
 from agentkgv.reader_agent.form_lines import (date_keys, first_line, in_line_lists, infobox_heading, lines_of,
                                                listed_in_lines, names_key, several_cards, stated_in_lines)
@@ -166,14 +166,19 @@ def test_the_kind_of_a_triple():
                      object_id="http://dbpedia.org/resource/Ada_Vance__3")
     assert Claim.of(station).kind is Kind.NOT_CHECKABLE
     assert Claim.of(Triple("Ada Vance", "team", "Leeds", object_id="http://dbpedia.org/resource/Leeds")).kind is Kind.ENTITY
-    # A homepage on another host than the subject's is a link, whatever the graph names it by (its host, written with
-    # spaces for underscores): no page's prose states or denies it, so a band's "jazz" is no other website.
-    def homepage(host: str, predicate: str = "homepage") -> Triple:
-        return Triple("Marrowick Quartet", predicate, host.replace("_", " "),
-                      subject_id="http://example.org/Marrowick_Quartet", object_id=f"http://{host}/")
-    assert Claim.of(homepage("marrowick_quartet.example.com")).kind is Kind.NOT_CHECKABLE
-    assert Claim.of(homepage("example.org", "homepage")).kind is Kind.ENTITY  # the graph's own host: one of its things
-    assert Claim.of(homepage("lembrook.example.com", "hometown")).kind is Kind.ENTITY  # no link's predicate
+    # A homepage on another host than the subject's links out of the graph, whatever the graph names it by (its host,
+    # written with spaces for underscores): a page may state it, but only a web address is another value of it, so a
+    # band's "jazz" is no other website.
+    def homepage(host: str, subject: str = "http://example.org/Marrowick_Quartet") -> Claim:
+        return Claim.of(Triple("Marrowick Quartet", "homepage", host.replace("_", " "), subject_id=subject,
+                               object_id=f"http://{host}/"))
+    linked = homepage("marrowick_quartet.example.com")
+    assert links_out(linked.triple) and linked.kind is Kind.ENTITY
+    assert names_nothing_of(linked, "jazz") and not names_nothing_of(linked, "https://marrowick.example.org")
+    assert not names_nothing_of(linked, "marrowick.example.org")
+    assert not links_out(homepage("example.org").triple)  # the graph's own host: one of its things
+    assert not links_out(homepage("www.example.org").triple)
+    assert not links_out(homepage("x.org", "http://[bad/Marrowick").triple)  # a malformed host links nowhere
     assert name_forms("Wilder, Billy") == ("Wilder, Billy", "Billy Wilder")
     assert name_forms("Paris_(France)") == ("Paris (France)", "Paris")
 

@@ -2,9 +2,8 @@
 
 A real graph holds more than sentences: labels, dates, numbers, categories, links. Each kind is read by a
 small named rule (`KINDS`, the first that applies wins):
-- `NotCheckable`: an image or web link (a link word's predicate and an object on another host than the subject's), an
-  internal identifier, a graph's auxiliary node (DBpedia's `Jimmy_Wales__8`, a career station). No text can check
-  it: it is reported as not checkable, never false.
+- `NotCheckable`: an image or web link written as one, an internal identifier, a graph's auxiliary node (DBpedia's
+  `Jimmy_Wales__8`, a career station). No text can check it: it is reported as not checkable, never false.
 - `Label`: a name of the subject (`rdfs:label`, `name`, `alias`). Checked against the subject's other
   names and the forms names take (`Wilder, Billy`, `Billy_Wilder`, `Paris (France)`) before any passage.
 - `Category`: `Category:Films set in the 1890s` is read as the statement it names, "is a film set in the 1890s".
@@ -69,20 +68,29 @@ class NotCheckable:
     def applies(self, triple: Triple) -> bool:
         # The object as read: an entity of a graph is its label (an IRI only where it has none), so only a
         # link or a file stands here as a URL.
-        return bool(_URL.search(triple.object.strip())) or bool(_predicate_words(triple) & _LINK_WORDS and (
-            any(c.isdigit() for c in triple.object) or _links_out(triple))) or _unnamed(triple) or (
+        return bool(_URL.search(triple.object.strip())) or bool(
+            _predicate_words(triple) & _LINK_WORDS and any(c.isdigit() for c in triple.object)) or _unnamed(triple) or (
             triple.object_id is not None and iri_class(triple.object_id) == AUXILIARY_NODE)
 
 
-def _links_out(triple: Triple) -> bool:
-    """An object IRI on another host than the subject's: a link out of the graph (a homepage), which the graph names
-    by its host (`marrowick_quartet.example.com`), not a thing of the graph a page could name."""
+_WEB_ADDRESS = re.compile(r"^(?:https?://|www\.)\S+$|^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?$", re.IGNORECASE)
+
+
+def links_out(triple: Triple) -> bool:
+    """Whether the object is an IRI on another host than the subject's: a link out of the graph (a homepage), which
+    the graph names by its host (`marrowick_quartet.example.com`). A page may state it ("Its official website is
+    https://…"), but only a web address can be another value of it."""
     try:
         hosts = [urlsplit(iri).hostname if iri and iri.startswith(("http://", "https://")) else None
                  for iri in (triple.subject_id, triple.object_id)]
     except ValueError:  # a malformed host (an unmatched bracket) is no link a page could be said to name either
         return False
     return None not in hosts and hosts[0].removeprefix("www.") != hosts[1].removeprefix("www.")
+
+
+def web_address(text: str) -> bool:
+    """Whether `text` is written as a web address: a URL, or a host name (`quillmarsh-bank.example.net`)."""
+    return bool(_WEB_ADDRESS.match(text.strip()))
 
 
 def _unnamed(triple: Triple) -> bool:

@@ -23,7 +23,7 @@ from agentkgv.data.places import gazetteer
 from agentkgv.data.records import Triple
 from agentkgv.data.text import FUNCTION_WORDS, fold, fold_word, folded_words
 from agentkgv.data.trex_json import sentence_spans
-from agentkgv.reader_agent.claims import Claim, Kind, same_name
+from agentkgv.reader_agent.claims import Claim, Kind, links_out, same_name, web_address
 from agentkgv.reader_agent.form_lines import is_field, lines_of, listed_in_lines
 from agentkgv.reader_agent.values import dates_in, numbers_in
 from agentkgv.reader_agent.reader import names_subject, reader_view
@@ -282,10 +282,12 @@ def others_blanked(triple: Triple, text: str) -> str:
 def names_nothing_of(claim: Claim, value: str) -> bool:
     """Whether `value` is written as no value of the claim's object's kind is: in lower case throughout where the
     object is a proper name ("valley", a page's heading word, names no town: "People of the valley"; "jazz" may name
-    a genre written "jazz"), or without a letter where the object is a name (a year, "1992", is no network)."""
+    a genre written "jazz"), without a letter where the object is a name (a year, "1992", is no network), or as no web
+    address where the object links out of the graph (a band's "jazz" is no other website of it)."""
     return (not any(c.isupper() or c.isdigit() for c in value) and any(c.isupper() for c in claim.triple.object)
             or claim.kind is Kind.ENTITY and not any(c.isalpha() for c in value)
-            and any(c.isalpha() for c in claim.triple.object))
+            and any(c.isalpha() for c in claim.triple.object)
+            or links_out(claim.triple) and not web_address(value))
 
 
 def whole_name(text: str, start: int, end: int) -> str:
