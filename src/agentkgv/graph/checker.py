@@ -38,8 +38,7 @@ class GraphChecker:
     def __init__(self, profile: GraphProfile, triples: Sequence[GraphTriple], prior: GraphPrior,
                  shapes: Mapping[GraphTriple, list[GraphFinding]] | None = None,
                  rules: Sequence[GraphRule] = DEFAULT_RULES):
-        self.profile, self.shapes = profile, dict(shapes or {})
-        self._read_with(prior)
+        self.profile, self.prior, self.shapes = profile, prior, dict(shapes or {})
         self.evidence = GraphEvidence(profile, triples, rules)
         flagged: Counter[str] = Counter()
         seen: Counter[str] = Counter(triple.predicate for triple in triples)
@@ -51,11 +50,8 @@ class GraphChecker:
     def with_prior(self, prior: GraphPrior) -> GraphChecker:
         """The same reading of the same graph, with another prior."""
         checker = copy.copy(self)
-        checker._read_with(prior)
+        checker.prior = prior
         return checker
-
-    def _read_with(self, prior: GraphPrior) -> None:
-        self.prior, self.vocabularies = prior, frozenset(prior.vocabularies)
 
     def knows(self, predicate: str) -> bool:
         """Whether the graph says enough of a predicate for its P(true) alone to decide: the prior has labels of it
@@ -63,7 +59,7 @@ class GraphChecker:
         vocabulary's (`GraphPrior.vocabularies`: DBpedia's rarest raw infobox keys are wrong as often as the others
         it learned from), or the profile holds enough of its triples."""
         counts = self.profile.predicates.get(predicate)
-        return (predicate in self.prior.offsets or vocabulary(predicate) in self.vocabularies
+        return (predicate in self.prior.offsets or vocabulary(predicate) in self.prior.vocabularies
                 or (counts is not None and counts.triples >= MIN_SUPPORT))
 
     def several_values(self, predicate: str) -> str | None:

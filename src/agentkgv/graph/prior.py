@@ -8,8 +8,9 @@ read little better than chance (DBpedia's gathered pages), and a user's own docu
 model's log-odds are rescaled and the documents' log-odds weighed anew on the reviewed triples whose P(true) the
 model gave (`refit_from_reviews`). Then a per-predicate offset: each predicate's reviewed share of true triples,
 shrunk toward what the model expects of them, so that a predicate with few reviews moves little; and within a
-predicate, one per family of value, shrunk toward the predicate's: a predicate's labels and its links, its numbers
-and its names, are wrong at different rates (DBpedia's `name` given as another page's IRI, `years` as a number).
+predicate, one per family of value, shrunk toward what its other families' labels say: its labels and its links,
+its numbers and its names, are wrong at different rates (DBpedia's `name` given as another page's IRI, `years` as a
+number).
 
 The shipped model (`prior.json`) is fitted on the DBpedia development set (`agentkgv train-graph-prior`),
 whose labels are of a real, automatically built graph; a user's reviews refit it as above.
